@@ -1,0 +1,30 @@
+import type { Config } from 'jest';
+
+const transform: Config['transform'] = {
+  '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
+};
+const shared = {
+  transform,
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json', 'mjs', 'cjs'],
+};
+
+const config: Config = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.test.ts'],
+      testPathIgnorePatterns: ['\\.int\\.test\\.ts$', '\\.e2e\\.test\\.ts$'],
+    },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.int.test.ts', '<rootDir>/test/**/*.int.test.ts'],
+      globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
+      testTimeout: 60_000,
+    },
+  ],
+};
+
+export default config;

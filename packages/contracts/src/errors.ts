@@ -1,0 +1,20 @@
+/** Exact error messages from the interface spec. Tests and handlers share these. */
+export const ErrorMessages = {
+  invalidRequest: 'Invalid request',
+  invalidJson: 'Invalid JSON',
+  missingKey: 'Missing API key',
+  invalidKey: 'Invalid API key',
+  pendingApproval: 'Account pending approval',
+  suspended: 'Account suspended',
+  banned: 'Account banned',
+  publishableForbidden: 'Publishable keys cannot access this endpoint. Use a secret key (sk_live_).',
+  originNotAllowed: 'Origin not allowed',
+  quotaExceeded: 'Generation quota exceeded',
+  rateLimited: 'Rate limit exceeded',
+  jobNotFound: 'Job not found',
+  imageNotFound: 'Image not found',
+  notFound: 'Not found',
+  internal: 'Internal server error',
+  payloadTooLarge: 'Request body too large',
+  serviceUnavailable: 'Service unavailable',
+} as const;

@@ -1,0 +1,3 @@
+export * from './generate';
+export * from './job';
+export * from './errors';

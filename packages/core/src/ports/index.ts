@@ -1,0 +1,4 @@
+export * from './storage';
+export * from './job-store';
+export * from './queue';
+export * from './model';
