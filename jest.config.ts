@@ -10,6 +10,8 @@ const shared = {
 };
 
 const config: Config = {
+  // Per-project testTimeout is ignored by Jest; integration tests start real servers.
+  testTimeout: 60_000,
   projects: [
     {
       ...shared,
@@ -22,7 +24,6 @@ const config: Config = {
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,packages}/*/src/**/*.int.test.ts', '<rootDir>/test/**/*.int.test.ts'],
       globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
-      testTimeout: 60_000,
     },
   ],
 };

@@ -2,3 +2,4 @@ export * from './storage';
 export * from './job-store';
 export * from './queue';
 export * from './model';
+export * from './coordination';

@@ -16,6 +16,8 @@ export interface JobRecord {
   error?: string;
   /** Set when this job charged a quota unit (so a failure knows to refund it). */
   quotaCharged?: boolean;
+  /** Start of the quota window the unit was charged to (ISO); a refund only applies within it. */
+  quotaPeriodStart?: string;
 }
 
 export type JobPatch = Partial<Omit<JobRecord, 'jobId' | 'accountId' | 'createdAt' | 'request'>>;

@@ -1,0 +1,32 @@
+import { toApiCall, UsageError } from './commands';
+
+describe('admin CLI command mapping', () => {
+  it.each([
+    [
+      ['accounts', 'create'],
+      { handle: 'acme', email: 'a@acme.io', status: 'approved' },
+      { method: 'POST', path: '/admin/api/v1/accounts', body: { handle: 'acme', email: 'a@acme.io', plan: undefined, status: 'approved' } },
+    ],
+    [['accounts', 'get', 'acme'], {}, { method: 'GET', path: '/admin/api/v1/accounts/acme' }],
+    [['accounts', 'approve', 'acme'], {}, { method: 'PATCH', path: '/admin/api/v1/accounts/acme', body: { status: 'approved' } }],
+    [
+      ['accounts', 'update', 'acme'],
+      { plan: 'pro', 'monthly-generations': 'null' },
+      { method: 'PATCH', path: '/admin/api/v1/accounts/acme', body: { status: undefined, plan: 'pro', monthlyGenerations: null } },
+    ],
+    [
+      ['keys', 'create', 'acme'],
+      { kind: 'publishable', name: 'site', domain: ['*.acme.io', 'acme.io'] },
+      { method: 'POST', path: '/admin/api/v1/accounts/acme/keys', body: { kind: 'publishable', name: 'site', domains: ['*.acme.io', 'acme.io'] } },
+    ],
+    [['keys', 'revoke', 'k1'], {}, { method: 'DELETE', path: '/admin/api/v1/keys/k1' }],
+  ])('%j %j', (args, options, call) => expect(toApiCall(args, options)).toEqual(call));
+
+  it.each([
+    [['accounts', 'create'], { email: 'a@b.c' }, '--handle is required'],
+    [['keys', 'create'], { kind: 'secret', name: 'x' }, 'the account handle is required'],
+    [['frobnicate'], {}, 'Unknown command: frobnicate'],
+  ])('%j is a usage error', (args, options, message) => {
+    expect(() => toApiCall(args, options)).toThrow(new UsageError(message));
+  });
+});

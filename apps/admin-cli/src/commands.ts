@@ -1,0 +1,81 @@
+/** Maps CLI arguments to operator API calls. Pure: no I/O, table-tested. */
+export interface ApiCall {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  body?: unknown;
+}
+
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: npm run --silent admin -- <command> [options]
+
+  accounts create --handle <h> --email <e> [--plan free|hobby|pro|business|enterprise] [--status pending|approved|suspended|banned]
+  accounts get <handle>
+  accounts approve <handle>
+  accounts update <handle> [--status <s>] [--plan <p>] [--monthly-generations <n>|null]
+  keys create <handle> --kind secret|publishable --name <name> [--domain <d>]...
+  keys revoke <keyId>
+
+Global options: --url <base url> (default $PROMPTPIX_URL or http://127.0.0.1:$PORT|3000)
+Token: $ADMIN_TOKEN, else DATA_DIR/admin-token (written by npm start).`;
+
+type Options = Record<string, string | string[] | boolean | undefined>;
+
+const one = (options: Options, name: string): string | undefined => {
+  const value = options[name];
+  if (typeof value === 'boolean') return undefined;
+  return Array.isArray(value) ? value[value.length - 1] : value;
+};
+const required = (options: Options, name: string): string => {
+  const value = one(options, name);
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+};
+const positional = (args: string[], index: number, what: string): string => {
+  const value = args[index];
+  if (!value) throw new UsageError(`${what} is required`);
+  return value;
+};
+
+export function toApiCall(args: string[], options: Options): ApiCall {
+  const [group, action] = args;
+  const route = `${group ?? ''} ${action ?? ''}`.trim();
+  const handle = () => encodeURIComponent(positional(args, 2, 'the account handle'));
+  switch (route) {
+    case 'accounts create':
+      return {
+        method: 'POST',
+        path: '/admin/api/v1/accounts',
+        body: { handle: required(options, 'handle'), email: required(options, 'email'), plan: one(options, 'plan'), status: one(options, 'status') },
+      };
+    case 'accounts get':
+      return { method: 'GET', path: `/admin/api/v1/accounts/${handle()}` };
+    case 'accounts approve':
+      return { method: 'PATCH', path: `/admin/api/v1/accounts/${handle()}`, body: { status: 'approved' } };
+    case 'accounts update': {
+      const limit = one(options, 'monthly-generations');
+      return {
+        method: 'PATCH',
+        path: `/admin/api/v1/accounts/${handle()}`,
+        body: {
+          status: one(options, 'status'),
+          plan: one(options, 'plan'),
+          monthlyGenerations: limit === undefined ? undefined : limit === 'null' ? null : Number(limit),
+        },
+      };
+    }
+    case 'keys create': {
+      const domain = options.domain;
+      const domains = typeof domain === 'string' ? [domain] : Array.isArray(domain) ? domain : [];
+      return {
+        method: 'POST',
+        path: `/admin/api/v1/accounts/${handle()}/keys`,
+        body: { kind: required(options, 'kind'), name: required(options, 'name'), domains },
+      };
+    }
+    case 'keys revoke':
+      return { method: 'DELETE', path: `/admin/api/v1/keys/${encodeURIComponent(positional(args, 2, 'the key id'))}` };
+    default:
+      throw new UsageError(route ? `Unknown command: ${route}` : 'No command given');
+  }
+}

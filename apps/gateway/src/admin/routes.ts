@@ -1,0 +1,74 @@
+import { Router } from 'express';
+import { AppError, isUuid } from '@promptpix/core';
+import type { GatewayDeps } from '../deps';
+import { parseOrThrow } from '../http/validate';
+import { adminAuth } from './admin-auth';
+import { createAccountSchema, createKeySchema, patchAccountSchema } from './schemas';
+
+type Account = NonNullable<Awaited<ReturnType<GatewayDeps['accounts']['findByHandle']>>>;
+
+const accountView = (a: Account) => ({
+  id: a.id,
+  handle: a.handle,
+  email: a.email,
+  plan: a.plan,
+  status: a.status,
+  monthlyGenerations: a.monthlyGenerations,
+  quotaUsed: a.quotaUsed,
+  quotaPeriodStart: a.quotaPeriodStart.toISOString(),
+  createdAt: a.createdAt.toISOString(),
+});
+
+const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === 'P2002';
+
+/** Operator API under /admin/api/v1 (DECISIONS, "Accounts, keys, operator surface"). */
+export function adminRoutes(deps: GatewayDeps) {
+  const router = Router();
+  router.use('/admin/api/v1', adminAuth(deps.adminToken));
+
+  async function accountByHandle(handle: string): Promise<Account> {
+    const account = await deps.accounts.findByHandle(handle);
+    if (!account) throw new AppError('not_found', 'Account not found');
+    return account;
+  }
+
+  router.post('/admin/api/v1/accounts', async (req, res) => {
+    const input = parseOrThrow(createAccountSchema, req.body);
+    try {
+      const account = await deps.accounts.create(input);
+      deps.logger.info('account created', { handle: account.handle, status: account.status, plan: account.plan });
+      res.status(201).json(accountView(account));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('invalid_request', 'Invalid request', { details: { formErrors: [], fieldErrors: { handle: ['Handle already taken'] } } });
+      throw error;
+    }
+  });
+
+  router.get('/admin/api/v1/accounts/:handle', async (req, res) => {
+    res.json(accountView(await accountByHandle(req.params.handle)));
+  });
+
+  router.patch('/admin/api/v1/accounts/:handle', async (req, res) => {
+    const patch = parseOrThrow(patchAccountSchema, req.body);
+    await accountByHandle(req.params.handle);
+    const account = await deps.accounts.update(req.params.handle, patch);
+    deps.logger.info('account updated', { handle: account.handle, ...patch });
+    res.json(accountView(account));
+  });
+
+  router.post('/admin/api/v1/accounts/:handle/keys', async (req, res) => {
+    const input = parseOrThrow(createKeySchema, req.body);
+    const account = await accountByHandle(req.params.handle);
+    const created = await deps.apiKeys.create(account.id, input);
+    deps.logger.info('key created', { handle: account.handle, keyId: created.id, kind: created.kind });
+    res.status(201).json(created);
+  });
+
+  router.delete('/admin/api/v1/keys/:id', async (req, res) => {
+    if (!isUuid(req.params.id) || !(await deps.apiKeys.revoke(req.params.id))) throw new AppError('not_found', 'Key not found');
+    deps.logger.info('key revoked', { keyId: req.params.id });
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { plans } from '@promptpix/core';
+
+const accountStatuses = ['pending', 'approved', 'suspended', 'banned'] as const;
+
+export const createAccountSchema = z.object({
+  handle: z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, 'lowercase letters, digits and inner dashes, 1 to 40 characters'),
+  email: z.email(),
+  plan: z.enum(plans).default('free'),
+  status: z.enum(accountStatuses).default('pending'),
+});
+
+export const patchAccountSchema = z
+  .object({
+    status: z.enum(accountStatuses).optional(),
+    plan: z.enum(plans).optional(),
+    monthlyGenerations: z.number().int().min(0).nullable().optional(),
+  })
+  .refine((p) => Object.values(p).some((v) => v !== undefined), 'Nothing to change: give status, plan or monthlyGenerations');
+
+const domainEntry = z
+  .string()
+  .trim()
+  .min(1)
+  .max(253)
+  .regex(/^(\*\.)?[a-z0-9.-]+(:\d+)?$|^https?:\/\/[^\s/]+\/?$/i, 'a host such as app.example.com, *.example.com, or an origin');
+
+export const createKeySchema = z.object({
+  kind: z.enum(['secret', 'publishable']),
+  name: z.string().trim().min(1).max(100),
+  domains: z.array(domainEntry).max(100).default([]),
+});

@@ -1,0 +1,43 @@
+import express from 'express';
+import type { GatewayDeps } from './deps';
+import { adminRoutes } from './admin/routes';
+import { corsPreflight } from './http/middleware/cors-preflight';
+import { errorHandler, notFound } from './http/middleware/error-handler';
+import { requestId } from './http/middleware/request-id';
+import { requestLog } from './http/middleware/request-log';
+import { fileRoutes } from './http/routes/files';
+import { generateRoutes } from './http/routes/generate';
+import { healthRoutes } from './http/routes/health';
+import { imageRoutes } from './http/routes/images';
+import { jobRoutes } from './http/routes/jobs';
+
+export const JSON_BODY_LIMIT = '1mb';
+
+/** The gateway's HTTP app. No listen(): main.ts and supertest both use it. */
+export function createApp(deps: GatewayDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use(requestId());
+  app.use(requestLog(deps.logger));
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    next();
+  });
+  app.options('/api/v1/*splat', corsPreflight());
+  app.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+
+  app.use(healthRoutes(deps.serviceName));
+  app.use(generateRoutes(deps));
+  app.use(jobRoutes(deps));
+  app.use(imageRoutes(deps));
+  app.use(adminRoutes(deps));
+  if (deps.localFilesRoot) app.use(fileRoutes(deps.localFilesRoot));
+
+  app.use(notFound());
+  app.use(errorHandler(deps.logger));
+  return app;
+}

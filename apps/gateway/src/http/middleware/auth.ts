@@ -1,0 +1,60 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { AppError, accountStatusError, checkOrigin, hashApiKey, keyKindOf, type KeyKind } from '@promptpix/core';
+import { ErrorMessages } from '@promptpix/contracts';
+import type { ApiKeyRepository, ApiKeyWithAccount } from '@promptpix/db';
+
+export interface AuthContext {
+  keyId: string;
+  kind: KeyKind;
+  account: ApiKeyWithAccount['account'];
+  domains: string[];
+}
+
+export const authOf = (res: Response): AuthContext => res.locals.auth as AuthContext;
+
+/** Bearer header first; the `key` query parameter where a header is impossible (spec, Authentication 2). */
+function presentedKey(req: Request): string | null {
+  const header = req.get('authorization');
+  if (header) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (match) return match[1];
+  }
+  const query = req.query.key;
+  return typeof query === 'string' && query.length > 0 ? query : null;
+}
+
+export interface AuthOptions {
+  /** Which key kinds may call the route. */
+  allow: 'secret' | 'either';
+}
+
+/**
+ * Spec, Authentication 1–8: key present and known, account approved, key kind allowed,
+ * origin on the key's domain list; then the CORS answer for the actual response.
+ */
+export const authenticate = (apiKeys: ApiKeyRepository, options: AuthOptions): RequestHandler => async (req, res, next) => {
+  // Until we know the key, any origin may read the error (no credentials are involved).
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  const key = presentedKey(req);
+  if (!key) throw new AppError('unauthorized', ErrorMessages.missingKey);
+  const kind = keyKindOf(key);
+  const row = kind ? await apiKeys.findActiveByHash(hashApiKey(key)) : null;
+  if (!row) throw new AppError('unauthorized', ErrorMessages.invalidKey);
+
+  const statusError = accountStatusError(row.account.status);
+  if (statusError) throw statusError;
+  if (row.kind === 'publishable' && options.allow === 'secret') throw new AppError('forbidden', ErrorMessages.publishableForbidden);
+
+  const origin = req.get('origin');
+  const verdict = checkOrigin(row.domains, origin);
+  if (verdict === 'blocked') {
+    res.removeHeader('Access-Control-Allow-Origin');
+    throw new AppError('forbidden', ErrorMessages.originNotAllowed);
+  }
+  if (verdict === 'allowed' && origin) {
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.vary('Origin');
+  }
+  res.locals.auth = { keyId: row.id, kind: row.kind, account: row.account, domains: row.domains } satisfies AuthContext;
+  next();
+};

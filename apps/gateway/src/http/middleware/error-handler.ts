@@ -1,0 +1,47 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, type ErrorKind } from '@promptpix/core';
+import { ErrorMessages } from '@promptpix/contracts';
+import type { Logger } from '@promptpix/runtime';
+
+/** The one table from error kind to HTTP status. */
+export const STATUS_OF: Record<ErrorKind, number> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  quota_exceeded: 402,
+  payload_too_large: 413,
+  rate_limited: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** body-parser errors that are the caller's fault, by their `type`. */
+function fromParserError(error: { type?: string; status?: number }): AppError | null {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new AppError('invalid_request', ErrorMessages.invalidJson);
+    case 'entity.too.large':
+      return new AppError('payload_too_large', ErrorMessages.payloadTooLarge);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+    case 'request.size.invalid':
+    case 'entity.verify.failed':
+    case 'request.aborted':
+      return new AppError('invalid_request', ErrorMessages.invalidJson);
+    default:
+      return null;
+  }
+}
+
+export const notFound = (): RequestHandler => (_req, _res, next) => next(new AppError('not_found', ErrorMessages.notFound));
+
+export const errorHandler = (logger: Logger): ErrorRequestHandler => (error, _req, res, _next) => {
+  const known = error instanceof AppError ? error : fromParserError(error ?? {});
+  if (!known) logger.error('unhandled error', { error });
+  const appError = known ?? new AppError('internal', ErrorMessages.internal);
+  if (res.headersSent) return res.end();
+  res.status(STATUS_OF[appError.kind]);
+  for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
+  res.json({ error: appError.message, ...appError.body });
+};

@@ -1,0 +1,13 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from '@promptpix/runtime';
+
+/** One line per request. The path is logged without its query string (it may carry a key). */
+export const requestLog = (logger: Logger): RequestHandler => (req, res, next) => {
+  const started = process.hrtime.bigint();
+  res.on('finish', () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const level = res.statusCode >= 500 ? 'error' : 'info';
+    logger.log(level, 'request', { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 });
+  });
+  next();
+};

@@ -1,0 +1,22 @@
+/** Production gateway process: HTTP API in front of PostgreSQL, Redis and the queue. */
+import { createLogger, loadConfig, openInfrastructure, requireSplitDeployment } from '@promptpix/runtime';
+import { listen, runProcess } from '@promptpix/runtime/src/process';
+import { createApp } from './app';
+import { buildGatewayDeps } from './build';
+
+runProcess('gateway', async () => {
+  const config = loadConfig();
+  requireSplitDeployment(config, 'gateway');
+  const logger = createLogger({ ...config.log, service: 'promptpix-gateway' });
+  if (!config.adminToken) logger.warn('ADMIN_TOKEN is not set: the operator API (/admin/api/v1) refuses every call');
+  const infra = await openInfrastructure(config, logger, { migrate: false });
+  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, config.adminToken)), config.port);
+  logger.info('gateway listening', { port: config.port, publicBaseUrl: config.publicBaseUrl });
+  return {
+    logger,
+    async stop() {
+      await server.stop();
+      await infra.close();
+    },
+  };
+});

@@ -1,0 +1,32 @@
+/**
+ * `npm start`: the whole service in one process on embedded defaults (PGlite, in-process queue
+ * and job store, images on local disk under DATA_DIR). Any of DATABASE_URL, REDIS_URL or
+ * S3_BUCKET switches that part to its production adapter.
+ */
+import { createApp } from '@promptpix/gateway/src/app';
+import { buildGatewayDeps } from '@promptpix/gateway/src/build';
+import { startGenerationWorker } from '@promptpix/worker/src/worker';
+import { createLogger, ensureAdminToken, loadConfig, openInfrastructure } from '@promptpix/runtime';
+import { listen, runProcess } from '@promptpix/runtime/src/process';
+
+runProcess('server', async () => {
+  const config = loadConfig();
+  const logger = createLogger({ ...config.log, service: 'promptpix' });
+  const admin = config.adminToken ? { token: config.adminToken, created: false } : ensureAdminToken(config.dataDir);
+  const infra = await openInfrastructure(config, logger, { migrate: true });
+  const consumer = startGenerationWorker(infra, config, logger);
+  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, admin.token)), config.port);
+  logger.info('promptpix listening', { url: config.publicBaseUrl, dataDir: config.dataDir, database: config.database.kind, storage: config.storage.kind, queue: config.redis ? 'bullmq' : 'in-process' });
+  if (!config.adminToken) {
+    // Printed on purpose: the operator needs it once, and it is stored in DATA_DIR/admin-token.
+    process.stdout.write(`\nAdmin token (${admin.created ? 'new, ' : ''}stored in ${config.dataDir}/admin-token): ${admin.token}\n\n`);
+  }
+  return {
+    logger,
+    async stop() {
+      await server.stop();
+      await consumer.close();
+      await infra.close();
+    },
+  };
+});

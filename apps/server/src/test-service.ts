@@ -1,0 +1,137 @@
+/**
+ * Test harness: the whole service in this process, on either adapter set, listening on a free
+ * loopback port. `production` uses real PostgreSQL (a fresh database), Redis (a key prefix of
+ * its own) and an S3-protocol server (s3rver); `embedded` uses PGlite, in-process queue and job
+ * store, and local disk. Logs are captured so tests can read them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { RequestListener } from 'node:http';
+import winston from 'winston';
+import { createApp } from '@promptpix/gateway/src/app';
+import { buildGatewayDeps } from '@promptpix/gateway/src/build';
+import { startGenerationWorker } from '@promptpix/worker/src/worker';
+import { createLogger, loadConfig, openInfrastructure, type Config, type Infrastructure } from '@promptpix/runtime';
+import { listen } from '@promptpix/runtime/src/process';
+import { createTestDatabase, startTestS3, TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
+
+export type Shape = 'embedded' | 'production';
+export const SHAPES: Shape[] = ['embedded', 'production'];
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+export interface TestService {
+  shape: Shape;
+  baseUrl: string;
+  config: Config;
+  infra: Infrastructure;
+  logs: string[];
+  /** Calls the operator API; returns status and JSON body. */
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** An approved account with one secret and one publishable key. */
+  createAccount(options?: { status?: string; plan?: string; domains?: string[]; monthlyGenerations?: number }): Promise<TestAccount>;
+  /** Polls a job until it is completed or failed. */
+  waitForJob(jobId: string, key: string, timeoutMs?: number): Promise<any>;
+  stop(): Promise<void>;
+}
+
+export interface TestAccount {
+  handle: string;
+  secretKey: string;
+  publishableKey: string;
+  publishableKeyId: string;
+  secretKeyId: string;
+}
+
+let accountCounter = 0;
+
+export async function startTestService(shape: Shape, env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'promptpix-test-'));
+  const cleanups: Array<() => Promise<void>> = [async () => rmSync(dataDir, { recursive: true, force: true })];
+  const baseEnv: Record<string, string> = {
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+    JOB_BACKOFF_MS: '20',
+    WORKER_CONCURRENCY: '4',
+  };
+  if (shape === 'production') {
+    const db = await createTestDatabase();
+    const s3 = await startTestS3();
+    cleanups.push(() => db.drop(), () => s3.stop());
+    Object.assign(baseEnv, {
+      DATABASE_URL: db.url,
+      DATABASE_POOL_SIZE: '5',
+      REDIS_URL: TEST_REDIS_URL,
+      REDIS_PREFIX: testRedisPrefix().replace(/:$/, ''),
+      S3_BUCKET: s3.bucket,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    });
+  }
+
+  // Listen first so the public base URL (in every imageUrl) is known before the app is built.
+  let handler: RequestListener = (_req, res) => res.writeHead(503).end();
+  const server = await listen((req, res) => handler(req, res), 0, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${server.port}`;
+  const config = loadConfig({ ...baseEnv, PUBLIC_BASE_URL: baseUrl, ...env });
+
+  const logs: string[] = [];
+  const capture = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = createLogger({ level: config.log.level, format: 'json', service: 'promptpix-test', transports: [new winston.transports.Stream({ stream: capture })] });
+  const infra = await openInfrastructure(config, logger, { migrate: true });
+  const consumer = options.worker === false ? null : startGenerationWorker(infra, config, logger);
+  handler = createApp(buildGatewayDeps(infra, config, logger, config.adminToken));
+
+  async function admin(method: string, path: string, body?: unknown) {
+    const response = await fetch(baseUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+
+  return {
+    shape,
+    baseUrl,
+    config,
+    infra,
+    logs,
+    admin,
+    async createAccount(o = {}) {
+      const handle = `acct-${process.pid}-${++accountCounter}`;
+      const created = await admin('POST', '/admin/api/v1/accounts', { handle, email: `${handle}@example.com`, status: o.status ?? 'approved', plan: o.plan });
+      if (created.status !== 201) throw new Error(`account create failed: ${JSON.stringify(created.body)}`);
+      if (o.monthlyGenerations !== undefined) await admin('PATCH', `/admin/api/v1/accounts/${handle}`, { monthlyGenerations: o.monthlyGenerations });
+      const secret = await admin('POST', `/admin/api/v1/accounts/${handle}/keys`, { kind: 'secret', name: 'server', domains: [] });
+      const publishable = await admin('POST', `/admin/api/v1/accounts/${handle}/keys`, { kind: 'publishable', name: 'site', domains: o.domains ?? [] });
+      return { handle, secretKey: secret.body.key, secretKeyId: secret.body.id, publishableKey: publishable.body.key, publishableKeyId: publishable.body.id };
+    },
+    async waitForJob(jobId, key, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const response = await fetch(`${baseUrl}/api/v1/job/${jobId}`, { headers: { authorization: `Bearer ${key}` } });
+        const job = await response.json();
+        if (job.status === 'completed' || job.status === 'failed') return job;
+        if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async stop() {
+      await server.stop(1000);
+      await consumer?.close();
+      await infra.close();
+      for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import type { ImageFormat } from '@promptpix/contracts';
+
+export const CONTENT_TYPES: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+const EXTENSIONS: Record<ImageFormat, string> = { png: 'png', jpeg: 'jpg', webp: 'webp' };
+
+export interface EncodedImage {
+  data: Buffer;
+  contentType: string;
+  /** Content-addressed object key: images/<sha256>.<ext> */
+  key: string;
+}
+
+/** Cover-crops to exactly width×height and encodes. A broken input fails here, not the process. */
+export async function encodeImage(input: Buffer, target: { width: number; height: number; format: ImageFormat }): Promise<EncodedImage> {
+  const pipeline = sharp(input, { failOn: 'error' }).resize(target.width, target.height, { fit: 'cover', position: 'attention' });
+  const encoded =
+    target.format === 'png'
+      ? pipeline.png({ compressionLevel: 6 })
+      : target.format === 'jpeg'
+        ? pipeline.jpeg({ quality: 85, mozjpeg: false })
+        : pipeline.webp({ quality: 80, effort: 2 });
+  const data = await encoded.toBuffer();
+  const hash = createHash('sha256').update(data).digest('hex');
+  return { data, contentType: CONTENT_TYPES[target.format], key: `images/${hash}.${EXTENSIONS[target.format]}` };
+}

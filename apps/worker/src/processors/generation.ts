@@ -1,0 +1,102 @@
+import { randomInt } from 'node:crypto';
+import {
+  normalizePrompt,
+  PermanentJobError,
+  uuidFromName,
+  type EventRecorder,
+  type GenerationJobHandler,
+  type ImageModel,
+  type JobStore,
+  type QuotaService,
+  type Storage,
+} from '@promptpix/core';
+import { generationJobPayloadSchema } from '@promptpix/contracts';
+import type { ImageRepository } from '@promptpix/db';
+import type { Logger } from '@promptpix/runtime';
+import { encodeImage } from '../pipeline/encode';
+
+export interface GenerationProcessorDeps {
+  jobStore: JobStore;
+  model: ImageModel;
+  storage: Storage;
+  images: ImageRepository;
+  quota: Pick<QuotaService, 'refund'>;
+  events: EventRecorder;
+  logger: Logger;
+  now: () => Date;
+}
+
+/** What a caller reads in `error` when a job fails for good. */
+export function readableFailure(error: Error): string {
+  if (error instanceof PermanentJobError) return error.message;
+  return `Image generation failed: ${error.message}`.slice(0, 500);
+}
+
+/**
+ * The `generation` job: model → sharp → content-addressed upload → Image record → job completed.
+ * Every step is idempotent, so a retry (or another worker after a crash) finishes the same job
+ * without a second Image record.
+ */
+export function createGenerationProcessor(d: GenerationProcessorDeps) {
+  const handle: GenerationJobHandler = async (payload, attempt) => {
+    const parsed = generationJobPayloadSchema.safeParse(payload);
+    if (!parsed.success) throw new PermanentJobError('Unreadable job payload');
+    const { jobId } = parsed.data;
+    const job = await d.jobStore.get(jobId);
+    if (!job) throw new PermanentJobError('The job expired before it could run');
+    if (job.status === 'completed') return;
+
+    const started = d.now();
+    await d.jobStore.update(jobId, { status: 'processing', startedAt: job.startedAt ?? started.toISOString() });
+    const { request } = job;
+    const imageId = uuidFromName('image', jobId);
+    const seed = randomInt(2 ** 31);
+
+    const generated = await d.model.generate({
+      prompt: request.prompt,
+      style: request.style,
+      strength: request.strength,
+      seed,
+      width: request.width,
+      height: request.height,
+    });
+    const encoded = await encodeImage(generated.data, request);
+    await d.storage.put(encoded.key, encoded.data, encoded.contentType);
+    await d.images.save({
+      id: imageId,
+      accountId: job.accountId,
+      prompt: request.prompt,
+      normalizedPrompt: normalizePrompt(request.prompt),
+      style: request.style ?? null,
+      strength: request.strength,
+      characterId: request.character ?? null,
+      ageBucket: request.ageBucket ?? null,
+      width: request.width,
+      height: request.height,
+      format: request.format,
+      seed,
+      storageKey: encoded.key,
+      bytes: encoded.data.length,
+      jobId,
+    });
+    const completedAt = d.now();
+    await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString() });
+    d.events.record({ accountId: job.accountId, eventType: 'generate', imageId, metadata: { jobId, model: d.model.name, ms: completedAt.getTime() - started.getTime() } });
+    if (request.style) d.events.record({ accountId: job.accountId, eventType: 'style_applied', imageId, metadata: { style: request.style } });
+    d.logger.info('generation completed', { jobId, imageId, attempt: attempt.attempt, ms: completedAt.getTime() - started.getTime() });
+  };
+
+  /** Attempts exhausted: the job ends failed with a readable error and its quota unit comes back. */
+  async function onFinalFailure(payload: { jobId: string }, error: Error): Promise<void> {
+    d.logger.warn('generation failed', { jobId: payload.jobId, error: error.message });
+    const job = await d.jobStore.get(payload.jobId);
+    if (!job || job.status === 'completed' || job.status === 'failed') return;
+    await d.jobStore.update(payload.jobId, { status: 'failed', error: readableFailure(error), completedAt: d.now().toISOString() });
+    if (job.quotaCharged && job.quotaPeriodStart) {
+      await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart));
+      await d.jobStore.update(payload.jobId, { quotaCharged: false });
+    }
+  }
+
+  return { handle, onFinalFailure };
+}

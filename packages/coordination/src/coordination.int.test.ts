@@ -1,0 +1,98 @@
+import Redis from 'ioredis';
+import type { RateLimiter, SingleFlight } from '@promptpix/core';
+import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
+import { createMemoryRateLimiter } from './memory-rate-limiter';
+import { createRedisRateLimiter } from './redis-rate-limiter';
+import { createMemorySingleFlight, createRedisSingleFlight } from './single-flight';
+
+const redisClients: Redis[] = [];
+const newRedis = () => {
+  const r = new Redis(TEST_REDIS_URL);
+  redisClients.push(r);
+  return r;
+};
+afterAll(() => redisClients.forEach((r) => r.disconnect()));
+
+const limiters: Array<[string, () => RateLimiter]> = [
+  ['memory', () => createMemoryRateLimiter()],
+  ['redis', () => createRedisRateLimiter({ redis: newRedis(), prefix: testRedisPrefix() })],
+];
+
+describe.each(limiters)('rate limiter contract (%s)', (_name, make) => {
+  const MINUTE = 60_000;
+
+  it('allows up to the limit, then refuses with the time until the oldest hit leaves the window', async () => {
+    const limiter = make();
+    const t0 = 1_000_000;
+    for (let i = 0; i < 5; i++) {
+      const d = await limiter.hit('k', 5, MINUTE, t0 + i * 1000);
+      expect(d).toEqual({ allowed: true, limit: 5, remaining: 4 - i, retryAfterMs: 0 });
+    }
+    const refused = await limiter.hit('k', 5, MINUTE, t0 + 10_000);
+    expect(refused).toEqual({ allowed: false, limit: 5, remaining: 0, retryAfterMs: 50_000 });
+  });
+
+  it('slides: a steady pace recovers one slot at a time, a burst waits for the whole window', async () => {
+    const limiter = make();
+    const t0 = 5_000_000;
+    // Steady: one request every 15 s against a limit of 4 never gets refused.
+    for (let i = 0; i < 12; i++) expect((await limiter.hit('steady', 4, MINUTE, t0 + i * 15_000)).allowed).toBe(true);
+    // Burst: four at once, then everything is refused until the minute is over.
+    for (let i = 0; i < 4; i++) await limiter.hit('burst', 4, MINUTE, t0);
+    expect((await limiter.hit('burst', 4, MINUTE, t0 + 59_000)).allowed).toBe(false);
+    expect((await limiter.hit('burst', 4, MINUTE, t0 + 60_001)).allowed).toBe(true);
+  });
+
+  it('keeps buckets apart', async () => {
+    const limiter = make();
+    await limiter.hit('a', 1, MINUTE, 1);
+    expect((await limiter.hit('a', 1, MINUTE, 2)).allowed).toBe(false);
+    expect((await limiter.hit('b', 1, MINUTE, 2)).allowed).toBe(true);
+  });
+
+  it('refused requests do not take a slot', async () => {
+    const limiter = make();
+    await limiter.hit('r', 1, MINUTE, 0);
+    for (let i = 1; i < 10; i++) await limiter.hit('r', 1, MINUTE, i);
+    expect((await limiter.hit('r', 1, MINUTE, MINUTE + 1)).allowed).toBe(true);
+  });
+});
+
+it('two Redis clients (two gateway processes) share one window', async () => {
+  const prefix = testRedisPrefix();
+  const a = createRedisRateLimiter({ redis: newRedis(), prefix });
+  const b = createRedisRateLimiter({ redis: newRedis(), prefix });
+  const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).hit('shared', 6, 60_000, 42 + i)));
+  expect(results.filter((r) => r.allowed)).toHaveLength(6);
+});
+
+const flights: Array<[string, () => SingleFlight]> = [
+  ['memory', () => createMemorySingleFlight()],
+  ['redis', () => createRedisSingleFlight({ redis: newRedis(), prefix: testRedisPrefix() })],
+];
+
+describe.each(flights)('single flight contract (%s)', (_name, make) => {
+  it('the first claim wins; later claims learn the holder; release frees it only for its owner', async () => {
+    const flight = make();
+    expect(await flight.claim('key', 'job-1', 60)).toBeNull();
+    expect(await flight.claim('key', 'job-2', 60)).toBe('job-1');
+    await flight.release('key', 'job-2');
+    expect(await flight.claim('key', 'job-3', 60)).toBe('job-1');
+    await flight.release('key', 'job-1');
+    expect(await flight.claim('key', 'job-4', 60)).toBeNull();
+  });
+
+  it('exactly one of many concurrent claims wins', async () => {
+    const flight = make();
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => flight.claim('hot', `job-${i}`, 60)));
+    expect(results.filter((r) => r === null)).toHaveLength(1);
+    expect(new Set(results.filter((r) => r !== null)).size).toBe(1);
+  });
+
+  it('a claim expires after its ttl', async () => {
+    const flight = make();
+    await flight.claim('ttl', 'job-1', 1);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await flight.claim('ttl', 'job-2', 1)).toBeNull();
+  });
+});

@@ -1,0 +1,3 @@
+export * from './memory-rate-limiter';
+export * from './redis-rate-limiter';
+export * from './single-flight';

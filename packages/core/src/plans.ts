@@ -1,0 +1,20 @@
+export const plans = ['free', 'hobby', 'pro', 'business', 'enterprise'] as const;
+export type PlanName = (typeof plans)[number];
+
+/** Requests per minute per key (spec, Limits). */
+export const RATE_LIMIT_PER_MINUTE: Record<PlanName, number> = {
+  free: 30,
+  hobby: 60,
+  pro: 120,
+  business: 300,
+  enterprise: 600,
+};
+
+/** Default monthly generations; free is fixed by the spec, the others are configurable. */
+export const DEFAULT_MONTHLY_GENERATIONS: Record<PlanName, number> = {
+  free: 100,
+  hobby: 1000,
+  pro: 5000,
+  business: 20000,
+  enterprise: 100000,
+};

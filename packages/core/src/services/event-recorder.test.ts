@@ -1,0 +1,41 @@
+import { createEventRecorder, type RecordedEvent } from './event-recorder';
+
+const event = (n: number) => ({ accountId: 'a', eventType: 'generate' as const, metadata: { n } });
+
+describe('event recorder', () => {
+  it('writes buffered events in batches of at most batchSize', async () => {
+    const batches: RecordedEvent[][] = [];
+    const recorder = createEventRecorder({ write: async (b) => batches.push(b), onDropped: jest.fn(), batchSize: 3, flushIntervalMs: 10_000 });
+    for (let i = 0; i < 7; i++) recorder.record(event(i));
+    await recorder.flush();
+    expect(batches.map((b) => b.length)).toEqual([3, 3, 1]);
+    expect(batches.flat().map((e) => e.metadata?.n)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it('flushes on its own after the interval', async () => {
+    const written: RecordedEvent[] = [];
+    const recorder = createEventRecorder({ write: async (b) => written.push(...b), onDropped: jest.fn(), flushIntervalMs: 20 });
+    recorder.record(event(1));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(written).toHaveLength(1);
+  });
+
+  it('drops a batch whose write fails and reports it, without throwing', async () => {
+    const onDropped = jest.fn();
+    const recorder = createEventRecorder({ write: async () => { throw new Error('db down'); }, onDropped, flushIntervalMs: 10_000 });
+    recorder.record(event(1));
+    recorder.record(event(2));
+    await expect(recorder.flush()).resolves.toBeUndefined();
+    expect(onDropped).toHaveBeenCalledWith(2, 'store write failed', expect.any(Error));
+  });
+
+  it('bounds memory: events beyond maxBuffered are dropped', async () => {
+    const onDropped = jest.fn();
+    const written: RecordedEvent[] = [];
+    const recorder = createEventRecorder({ write: async (b) => written.push(...b), onDropped, maxBuffered: 5, batchSize: 100, flushIntervalMs: 10_000 });
+    for (let i = 0; i < 8; i++) recorder.record(event(i));
+    expect(onDropped).toHaveBeenCalledTimes(3);
+    await recorder.close();
+    expect(written).toHaveLength(5);
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * Opening the database: PostgreSQL through `@prisma/adapter-pg`, or embedded PGlite (in memory or
+ * on disk) through `pglite-prisma-adapter`, with the `pg_trgm` extension available in both.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from './generated/client';
+import { createPGlite, pgliteAdapterFactory, type PGlite } from './pglite';
+
+export type DatabaseConfig =
+  | { kind: 'postgres'; url: string; poolSize?: number }
+  /** dataDir undefined: a fresh in-memory database. A missing dataDir is created. */
+  | { kind: 'pglite'; dataDir?: string };
+
+export interface Database {
+  kind: 'postgres' | 'pglite';
+  prisma: PrismaClient;
+  close(): Promise<void>;
+}
+
+/** What migrateDatabase needs to reach an already-open Database. */
+export type DatabaseHandle =
+  | { kind: 'postgres'; url: string }
+  | { kind: 'pglite'; pglite: PGlite; dataDir?: string };
+
+const handles = new WeakMap<Database, DatabaseHandle>();
+
+/** @internal The connection behind a Database opened by openDatabase (undefined for anything else). */
+export function databaseHandle(database: Database): DatabaseHandle | undefined {
+  return handles.get(database);
+}
+
+export function isDatabase(value: DatabaseConfig | Database): value is Database {
+  return 'prisma' in value;
+}
+
+// --- PGlite instances -------------------------------------------------------------------------
+// Two PGlite instances on one data directory in one process corrupt it. Every opener in this
+// process (openDatabase, migrateDatabase) therefore shares one instance per directory, counted.
+
+interface SharedPGlite {
+  pglite: Promise<PGlite>;
+  refs: number;
+}
+
+const sharedPGlites = new Map<string, SharedPGlite>();
+
+/** A PGlite instance for `dataDir` (shared with other users of the same directory), and its release. */
+export async function acquirePGlite(dataDir?: string): Promise<{ pglite: PGlite; dataDir?: string; release(): Promise<void> }> {
+  if (dataDir === undefined) {
+    const pglite = await createPGlite();
+    return { pglite, release: () => pglite.close() };
+  }
+  const key = resolve(dataDir);
+  let shared = sharedPGlites.get(key);
+  if (!shared) {
+    mkdirSync(key, { recursive: true });
+    shared = { pglite: createPGlite(key), refs: 0 };
+    sharedPGlites.set(key, shared);
+    shared.pglite.catch(() => sharedPGlites.delete(key));
+  }
+  shared.refs += 1;
+  const entry = shared;
+  const pglite = await entry.pglite;
+  let released = false;
+  return {
+    pglite,
+    dataDir: key,
+    async release() {
+      if (released) return;
+      released = true;
+      entry.refs -= 1;
+      if (entry.refs === 0) {
+        sharedPGlites.delete(key);
+        await pglite.close();
+      }
+    },
+  };
+}
+
+// --- openDatabase -------------------------------------------------------------------------------
+
+export async function openDatabase(config: DatabaseConfig): Promise<Database> {
+  if (config.kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: config.url, ...(config.poolSize ? { max: config.poolSize } : {}) });
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    let closed = false;
+    const database: Database = {
+      kind: 'postgres',
+      prisma,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    };
+    handles.set(database, { kind: 'postgres', url: config.url });
+    return database;
+  }
+
+  const shared = await acquirePGlite(config.dataDir);
+  const prisma = new PrismaClient({ adapter: pgliteAdapterFactory(shared.pglite) });
+  let closed = false;
+  const database: Database = {
+    kind: 'pglite',
+    prisma,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await prisma.$disconnect();
+      await shared.release();
+    },
+  };
+  handles.set(database, { kind: 'pglite', pglite: shared.pglite, dataDir: shared.dataDir });
+  return database;
+}

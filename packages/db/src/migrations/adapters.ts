@@ -1,0 +1,102 @@
+/**
+ * Driver adapter factories for the schema engine (main connection + shadow database).
+ */
+import { PrismaPg } from '@prisma/adapter-pg';
+import {
+  DriverAdapterError,
+  type SqlDriverAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
+import pg from 'pg';
+import { createPGlite, pgliteAdapterFactory, type PGlite } from '../pglite';
+
+export interface ClosableAdapterFactory extends SqlMigrationAwareDriverAdapterFactory {
+  /** Closes every connection this factory opened (not those it was given). */
+  close(): Promise<void>;
+}
+
+function toDriverError(error: unknown): unknown {
+  const e = error as { code?: unknown; message?: unknown; severity?: unknown; detail?: unknown; column?: unknown; hint?: unknown };
+  if (error && typeof e.code === 'string' && typeof e.message === 'string') {
+    return new DriverAdapterError({
+      kind: 'postgres',
+      code: e.code,
+      severity: typeof e.severity === 'string' ? e.severity : 'ERROR',
+      message: e.message,
+      detail: typeof e.detail === 'string' ? e.detail : undefined,
+      column: typeof e.column === 'string' ? e.column : undefined,
+      hint: typeof e.hint === 'string' ? e.hint : undefined,
+    });
+  }
+  return error;
+}
+
+/**
+ * pglite-prisma-adapter 0.7.2 runs `executeScript` (how the engine runs a migration.sql) without
+ * awaiting it: a failing migration would be recorded as applied and the error would surface as an
+ * unhandled rejection. This awaits the script and reports its error to the engine.
+ */
+function awaitScripts(adapter: SqlDriverAdapter, pglite: PGlite): SqlDriverAdapter {
+  adapter.executeScript = async (script: string) => {
+    try {
+      await pglite.exec(script);
+    } catch (error) {
+      throw toDriverError(error);
+    }
+  };
+  return adapter;
+}
+
+/**
+ * PGlite: the main connection is the given instance (never closed here: its owner closes it);
+ * each shadow database is a fresh in-memory PGlite with pg_trgm, closed when the engine lets go
+ * of it or at close().
+ */
+export function pgliteMigrationFactory(pglite: PGlite): ClosableAdapterFactory {
+  const main = pgliteAdapterFactory(pglite);
+  const shadows = new Set<PGlite>();
+  return {
+    provider: 'postgres',
+    adapterName: main.adapterName,
+    async connect() {
+      return awaitScripts(await main.connect(), pglite);
+    },
+    async connectToShadowDb() {
+      const shadow = await createPGlite();
+      shadows.add(shadow);
+      const adapter = awaitScripts(await pgliteAdapterFactory(shadow).connect(), shadow);
+      adapter.dispose = async () => {
+        if (shadows.delete(shadow)) await shadow.close();
+      };
+      return adapter;
+    },
+    async close() {
+      const open = [...shadows];
+      shadows.clear();
+      await Promise.all(open.map((shadow) => shadow.close().catch(() => undefined)));
+    },
+  };
+}
+
+/**
+ * PostgreSQL: one connection (max 1), so the engine's session-level advisory lock is taken and
+ * released on the same session. No shadow database: applying migrations does not need one, and
+ * diffs use PGlite.
+ */
+export function postgresMigrationFactory(url: string): ClosableAdapterFactory {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => undefined);
+  const main = new PrismaPg(pool);
+  let ended = false;
+  return {
+    provider: 'postgres',
+    adapterName: main.adapterName,
+    connect: () => main.connect(),
+    connectToShadowDb: () => Promise.reject(new Error('No shadow database for PostgreSQL here: diff against PGlite')),
+    async close() {
+      if (ended) return;
+      ended = true;
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { PrismaClient } from '../generated/client';
+import type { QuotaStore } from '@promptpix/core';
+import type { AccountStatus, Plan } from '../generated/enums';
+
+export interface NewAccount {
+  handle: string;
+  email: string;
+  plan?: Plan;
+  status?: AccountStatus;
+  monthlyGenerations?: number | null;
+}
+
+export interface AccountPatch {
+  status?: AccountStatus;
+  plan?: Plan;
+  monthlyGenerations?: number | null;
+}
+
+export const createAccountRepository = (prisma: PrismaClient) => ({
+  create: (account: NewAccount) => prisma.account.create({ data: account }),
+  findByHandle: (handle: string) => prisma.account.findUnique({ where: { handle } }),
+  update: (handle: string, patch: AccountPatch) => prisma.account.update({ where: { handle }, data: patch }),
+});
+
+export type AccountRepository = ReturnType<typeof createAccountRepository>;
+
+/** The quota counter as single conditional statements (see core's quota service). */
+export const createQuotaStore = (prisma: PrismaClient): QuotaStore => ({
+  async rollWindow(accountId, from, to) {
+    await prisma.account.updateMany({ where: { id: accountId, quotaPeriodStart: from }, data: { quotaPeriodStart: to, quotaUsed: 0 } });
+  },
+  async reserve(accountId, periodStart, limit) {
+    const rows = await prisma.$queryRaw<Array<{ quotaUsed: number }>>`
+      UPDATE "Account" SET "quotaUsed" = "quotaUsed" + 1, "updatedAt" = now()
+      WHERE "id" = ${accountId}::uuid AND "quotaPeriodStart" = ${periodStart} AND "quotaUsed" < ${limit}
+      RETURNING "quotaUsed"`;
+    return rows.length > 0 ? Number(rows[0].quotaUsed) : null;
+  },
+  async refund(accountId, periodStart) {
+    await prisma.$executeRaw`
+      UPDATE "Account" SET "quotaUsed" = "quotaUsed" - 1, "updatedAt" = now()
+      WHERE "id" = ${accountId}::uuid AND "quotaPeriodStart" = ${periodStart} AND "quotaUsed" > 0`;
+  },
+  read: (accountId) => prisma.account.findUnique({ where: { id: accountId }, select: { quotaUsed: true, quotaPeriodStart: true } }),
+});

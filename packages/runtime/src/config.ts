@@ -1,0 +1,143 @@
+/**
+ * The service's configuration: read from the environment once, at start-up, validated with zod.
+ * A bad or missing variable fails start-up with a message naming it. Adapters get plain objects.
+ * Every variable is documented in the README's configuration table.
+ */
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_MONTHLY_GENERATIONS, type PlanName } from '@promptpix/core';
+
+const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
+const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess((v) => (v === '' || v === undefined ? fallback : Number(v)), z.number().int().min(min).max(max));
+const url = (protocols: string[]) =>
+  z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .refine((v) => {
+        try {
+          return protocols.includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      }, `must be a URL starting with ${protocols.map((p) => p + '//').join(' or ')}`)
+      .optional(),
+  );
+
+const envSchema = z.object({
+  NODE_ENV: optionalString,
+  PORT: int(3000, 0, 65535),
+  DATA_DIR: z.preprocess((v) => (v === '' || v === undefined ? './data' : v), z.string()),
+  ADMIN_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'must be at least 16 characters').optional()),
+  PUBLIC_BASE_URL: url(['http:', 'https:']),
+  DATABASE_URL: url(['postgres:', 'postgresql:']),
+  DATABASE_POOL_SIZE: int(10, 1, 200),
+  REDIS_URL: url(['redis:', 'rediss:']),
+  REDIS_PREFIX: z.preprocess((v) => (v === '' || v === undefined ? 'promptpix' : v), z.string().regex(/^[A-Za-z0-9:_-]+$/, 'letters, digits, : _ - only')),
+  S3_BUCKET: optionalString,
+  S3_ENDPOINT: url(['http:', 'https:']),
+  S3_REGION: z.preprocess((v) => (v === '' || v === undefined ? 'us-east-1' : v), z.string()),
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  S3_PUBLIC_BASE_URL: url(['http:', 'https:']),
+  S3_FORCE_PATH_STYLE: z.preprocess((v) => (v === '' || v === undefined ? undefined : v), z.enum(['true', 'false']).optional()),
+  MODEL_PROVIDER: z.preprocess((v) => (v === '' || v === undefined ? 'procedural' : v), z.enum(['procedural'])),
+  MODEL_LATENCY_MS: int(0, 0, 600_000),
+  WORKER_CONCURRENCY: int(4, 1, 256),
+  JOB_ATTEMPTS: int(3, 1, 20),
+  JOB_BACKOFF_MS: int(1000, 0, 600_000),
+  LIBRARY_DELAY_SECONDS: int(30 * 24 * 3600, 0),
+  INSTANT_MIN_SCORE: z.preprocess((v) => (v === '' || v === undefined ? 0.3 : Number(v)), z.number().min(0).max(1)),
+  RENDER_WAIT_MS: int(30_000, 0, 600_000),
+  LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : v), z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'])),
+  LOG_FORMAT: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['json', 'pretty']).optional()),
+  MONTHLY_GENERATIONS_HOBBY: int(DEFAULT_MONTHLY_GENERATIONS.hobby, 0),
+  MONTHLY_GENERATIONS_PRO: int(DEFAULT_MONTHLY_GENERATIONS.pro, 0),
+  MONTHLY_GENERATIONS_BUSINESS: int(DEFAULT_MONTHLY_GENERATIONS.business, 0),
+  MONTHLY_GENERATIONS_ENTERPRISE: int(DEFAULT_MONTHLY_GENERATIONS.enterprise, 0),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  port: number;
+  dataDir: string;
+  adminToken?: string;
+  publicBaseUrl: string;
+  database: { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
+  redis?: { url: string; prefix: string };
+  storage:
+    | { kind: 'local'; root: string; publicBaseUrl: string }
+    | { kind: 's3'; bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string; publicBaseUrl?: string; forcePathStyle: boolean };
+  model: { provider: 'procedural'; latencyMs: number };
+  worker: { concurrency: number; attempts: number; backoffMs: number };
+  monthlyGenerations: Record<PlanName, number>;
+  libraryDelaySeconds: number;
+  instantMinScore: number;
+  renderWaitMs: number;
+  log: { level: string; format: 'json' | 'pretty' };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  if (e.S3_BUCKET && (!!e.S3_ACCESS_KEY_ID !== !!e.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY: set both or neither');
+  }
+  return {
+    port: e.PORT,
+    dataDir,
+    adminToken: e.ADMIN_TOKEN,
+    publicBaseUrl,
+    database: e.DATABASE_URL
+      ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
+      : { kind: 'pglite', dataDir: resolve(dataDir, 'db') },
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined,
+    storage: e.S3_BUCKET
+      ? {
+          kind: 's3',
+          bucket: e.S3_BUCKET,
+          region: e.S3_REGION,
+          endpoint: e.S3_ENDPOINT,
+          accessKeyId: e.S3_ACCESS_KEY_ID,
+          secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+          publicBaseUrl: e.S3_PUBLIC_BASE_URL,
+          forcePathStyle: e.S3_FORCE_PATH_STYLE ? e.S3_FORCE_PATH_STYLE === 'true' : !!e.S3_ENDPOINT,
+        }
+      : { kind: 'local', root: resolve(dataDir, 'files'), publicBaseUrl },
+    model: { provider: e.MODEL_PROVIDER, latencyMs: e.MODEL_LATENCY_MS },
+    worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.JOB_ATTEMPTS, backoffMs: e.JOB_BACKOFF_MS },
+    monthlyGenerations: {
+      free: DEFAULT_MONTHLY_GENERATIONS.free,
+      hobby: e.MONTHLY_GENERATIONS_HOBBY,
+      pro: e.MONTHLY_GENERATIONS_PRO,
+      business: e.MONTHLY_GENERATIONS_BUSINESS,
+      enterprise: e.MONTHLY_GENERATIONS_ENTERPRISE,
+    },
+    libraryDelaySeconds: e.LIBRARY_DELAY_SECONDS,
+    instantMinScore: e.INSTANT_MIN_SCORE,
+    renderWaitMs: e.RENDER_WAIT_MS,
+    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (e.NODE_ENV === 'production' ? 'json' : 'pretty') },
+  };
+}
+
+/** Gateway and worker as separate processes share state only through Redis and PostgreSQL. */
+export function requireSplitDeployment(config: Config, role: string): void {
+  const missing = [config.database.kind === 'pglite' && 'DATABASE_URL', !config.redis && 'REDIS_URL'].filter(Boolean);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration:\n  ${missing.join(', ')}: required to run the ${role} as its own process (use \`npm start\` for the single-process embedded mode)`,
+    );
+  }
+}

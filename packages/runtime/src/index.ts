@@ -1,0 +1,4 @@
+export * from './config';
+export * from './logger';
+export * from './admin-token';
+export * from './infrastructure';

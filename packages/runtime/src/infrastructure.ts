@@ -1,0 +1,113 @@
+/**
+ * Builds the adapters a process needs from its config: embedded (PGlite, in-process queue and
+ * job store, local disk) or production (PostgreSQL, BullMQ + Redis, S3). The only place that
+ * chooses between them.
+ */
+import Redis from 'ioredis';
+import {
+  createEventRecorder,
+  createQuotaService,
+  type EventRecorder,
+  type GenerationQueue,
+  type ImageModel,
+  type JobStore,
+  type QuotaService,
+  type RateLimiter,
+  type SingleFlight,
+  type Storage,
+} from '@promptpix/core';
+import { createMemoryRateLimiter, createMemorySingleFlight, createRedisRateLimiter, createRedisSingleFlight } from '@promptpix/coordination';
+import {
+  createAccountRepository,
+  createApiKeyRepository,
+  createEventRepository,
+  createImageRepository,
+  createQuotaStore,
+  migrateDatabase,
+  openDatabase,
+  type Database,
+} from '@promptpix/db';
+import { createModel } from '@promptpix/models';
+import { createBullGenerationQueue, createInProcessGenerationQueue, createMemoryJobStore, createRedisJobStore } from '@promptpix/queue';
+import { createLocalDiskStorage, createS3Storage } from '@promptpix/storage';
+import type { Config } from './config';
+import type { Logger } from './logger';
+
+export interface Infrastructure {
+  db: Database;
+  accounts: ReturnType<typeof createAccountRepository>;
+  apiKeys: ReturnType<typeof createApiKeyRepository>;
+  images: ReturnType<typeof createImageRepository>;
+  jobStore: JobStore;
+  queue: GenerationQueue;
+  storage: Storage;
+  model: ImageModel;
+  quota: QuotaService;
+  events: EventRecorder;
+  rateLimiter: RateLimiter;
+  singleFlight: SingleFlight;
+  /** Releases everything, in dependency order. */
+  close(): Promise<void>;
+}
+
+export interface InfrastructureOptions {
+  /** Apply pending migrations before use (embedded start). */
+  migrate: boolean;
+  now?: () => Date;
+}
+
+export function createStorage(config: Config['storage']): Storage {
+  return config.kind === 'local'
+    ? createLocalDiskStorage({ root: config.root, publicBaseUrl: config.publicBaseUrl })
+    : createS3Storage(config);
+}
+
+async function connectRedis(url: string): Promise<Redis> {
+  // Fail fast while Redis is down instead of queueing commands forever (requests get a 503).
+  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000 });
+  await redis.connect();
+  return redis;
+}
+
+export async function openInfrastructure(config: Config, logger: Logger, options: InfrastructureOptions): Promise<Infrastructure> {
+  const now = options.now ?? (() => new Date());
+  if (options.migrate) {
+    const { applied } = await migrateDatabase(config.database, { log: (line) => logger.debug(line) });
+    if (applied.length > 0) logger.info('database migrated', { applied });
+  }
+  const db = await openDatabase(config.database);
+  const redis = config.redis ? await connectRedis(config.redis.url) : null;
+  const prefix = config.redis ? `${config.redis.prefix}:` : '';
+
+  const jobStore = redis ? createRedisJobStore({ redis, prefix }) : createMemoryJobStore({});
+  const queue = config.redis
+    ? createBullGenerationQueue({ redisUrl: config.redis.url, prefix: config.redis.prefix, attempts: config.worker.attempts, backoffMs: config.worker.backoffMs })
+    : createInProcessGenerationQueue({ attempts: config.worker.attempts, backoffMs: config.worker.backoffMs });
+  const eventRepository = createEventRepository(db.prisma);
+  const events = createEventRecorder({
+    write: (batch) => eventRepository.insertMany(batch),
+    onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
+  });
+
+  return {
+    db,
+    accounts: createAccountRepository(db.prisma),
+    apiKeys: createApiKeyRepository(db.prisma),
+    images: createImageRepository(db.prisma),
+    jobStore,
+    queue,
+    storage: createStorage(config.storage),
+    model: createModel(config.model),
+    quota: createQuotaService({ store: createQuotaStore(db.prisma), monthlyGenerations: config.monthlyGenerations, now }),
+    events,
+    rateLimiter: redis ? createRedisRateLimiter({ redis, prefix }) : createMemoryRateLimiter(),
+    singleFlight: redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight(),
+    async close() {
+      await queue.close().catch((e: unknown) => logger.warn('queue close failed', { error: e }));
+      await events.close();
+      await jobStore.close();
+      redis?.disconnect();
+      await db.close();
+    },
+  };
+}

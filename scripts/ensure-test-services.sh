@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Makes sure PostgreSQL (127.0.0.1:5432, trust auth) and Redis (127.0.0.1:6379) are running,
+# installing them from Debian's packages when missing. Fails loudly when they cannot be had:
+# integration tests never skip for a missing server.
+set -euo pipefail
+
+have_pg() { pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; }
+have_redis() { redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG; }
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+apt_updated=0
+apt_install() {
+  [ $apt_updated -eq 1 ] || { $SUDO apt-get update -qq; apt_updated=1; }
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+
+if ! have_pg; then
+  command -v pg_ctlcluster >/dev/null || apt_install postgresql postgresql-contrib
+  version=$(ls /etc/postgresql | sort -V | tail -1)
+  conf=/etc/postgresql/$version/main
+  if ! grep -q "promptpix-ci" "$conf/pg_hba.conf" 2>/dev/null; then
+    # Trust on loopback, as on the project's machines.
+    $SUDO sed -i '1i host all all 127.0.0.1/32 trust # promptpix-ci\nhost all all ::1/128 trust # promptpix-ci\nlocal all all trust # promptpix-ci' "$conf/pg_hba.conf"
+  fi
+  $SUDO pg_ctlcluster --skip-systemctl-redirect "$version" main start || $SUDO pg_ctlcluster --skip-systemctl-redirect "$version" main restart
+  for _ in $(seq 1 30); do have_pg && break; sleep 1; done
+fi
+have_pg || { echo "PostgreSQL is not reachable on 127.0.0.1:5432" >&2; exit 1; }
+
+if ! have_redis; then
+  command -v redis-server >/dev/null || apt_install redis-server
+  mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no --dir /tmp --logfile /tmp/promptpix-redis.log
+  for _ in $(seq 1 30); do have_redis && break; sleep 1; done
+fi
+have_redis || { echo "Redis is not reachable on 127.0.0.1:6379" >&2; exit 1; }
+echo "test services: PostgreSQL and Redis are up"
