@@ -28,7 +28,8 @@ export function createApp(deps: GatewayDeps): express.Express {
     next();
   });
   app.options('/api/v1/*splat', corsPreflight());
-  app.use(express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  // strict: false lets a JSON primitive through to validation ("Invalid request"); only unparsable text is "Invalid JSON".
+  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
 
   app.use(healthRoutes(deps.serviceName));
   app.use(generateRoutes(deps));

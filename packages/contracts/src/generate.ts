@@ -17,8 +17,8 @@ export type AgeBucket = (typeof ageBuckets)[number];
 export const generateBodySchema = z.object({
   prompt: z
     .string({ error: 'Expected a string' })
-    .min(1, { error: 'Must be 1 to 2000 characters' })
-    .max(2000, { error: 'Must be 1 to 2000 characters' })
+    .min(1, { error: 'Must be 1 to 2000 characters', abort: true })
+    .max(2000, { error: 'Must be 1 to 2000 characters', abort: true })
     .refine((p) => p.trim().length > 0, { error: 'Must not be blank' }),
   style: z.string({ error: 'Expected a string' }).min(1).max(200).optional(),
   strength: z.number({ error: 'Expected a number' }).min(0, { error: 'Must be between 0 and 1' }).max(1, { error: 'Must be between 0 and 1' }).default(1),

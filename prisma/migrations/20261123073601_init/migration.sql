@@ -1,3 +1,6 @@
+-- CreateExtension
+CREATE EXTENSION IF NOT EXISTS "pg_trgm";
+
 -- CreateEnum
 CREATE TYPE "AccountStatus" AS ENUM ('pending', 'approved', 'suspended', 'banned');
 
@@ -57,10 +60,45 @@ CREATE TABLE "Image" (
     "pinned" BOOLEAN NOT NULL DEFAULT false,
     "rejected" BOOLEAN NOT NULL DEFAULT false,
     "sourceImageId" UUID,
+    "tags" TEXT[] DEFAULT ARRAY[]::TEXT[],
     "jobId" TEXT,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "Image_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Permalink" (
+    "id" UUID NOT NULL,
+    "accountId" UUID NOT NULL,
+    "name" TEXT NOT NULL,
+    "rotation" INTEGER NOT NULL DEFAULT 0,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Permalink_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "PermalinkImage" (
+    "permalinkId" UUID NOT NULL,
+    "imageId" UUID NOT NULL,
+    "addedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "PermalinkImage_pkey" PRIMARY KEY ("permalinkId","imageId")
+);
+
+-- CreateTable
+CREATE TABLE "Style" (
+    "id" UUID NOT NULL,
+    "accountId" UUID NOT NULL,
+    "name" TEXT NOT NULL,
+    "description" TEXT,
+    "tags" TEXT[] DEFAULT ARRAY[]::TEXT[],
+    "baseStyle" TEXT,
+    "promptTemplate" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Style_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
@@ -91,6 +129,18 @@ CREATE INDEX "Image_accountId_normalizedPrompt_style_characterId_ageBucke_idx" O
 CREATE INDEX "Image_createdAt_idx" ON "Image"("createdAt");
 
 -- CreateIndex
+CREATE INDEX "Image_normalizedPrompt_trgm_idx" ON "Image" USING GIST ("normalizedPrompt" gist_trgm_ops);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Permalink_accountId_name_key" ON "Permalink"("accountId", "name");
+
+-- CreateIndex
+CREATE INDEX "PermalinkImage_imageId_idx" ON "PermalinkImage"("imageId");
+
+-- CreateIndex
+CREATE INDEX "Style_accountId_createdAt_idx" ON "Style"("accountId", "createdAt");
+
+-- CreateIndex
 CREATE INDEX "AnalyticsEvent_accountId_createdAt_idx" ON "AnalyticsEvent"("accountId", "createdAt");
 
 -- AddForeignKey
@@ -98,6 +148,18 @@ ALTER TABLE "ApiKey" ADD CONSTRAINT "ApiKey_accountId_fkey" FOREIGN KEY ("accoun
 
 -- AddForeignKey
 ALTER TABLE "Image" ADD CONSTRAINT "Image_accountId_fkey" FOREIGN KEY ("accountId") REFERENCES "Account"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Permalink" ADD CONSTRAINT "Permalink_accountId_fkey" FOREIGN KEY ("accountId") REFERENCES "Account"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "PermalinkImage" ADD CONSTRAINT "PermalinkImage_permalinkId_fkey" FOREIGN KEY ("permalinkId") REFERENCES "Permalink"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "PermalinkImage" ADD CONSTRAINT "PermalinkImage_imageId_fkey" FOREIGN KEY ("imageId") REFERENCES "Image"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Style" ADD CONSTRAINT "Style_accountId_fkey" FOREIGN KEY ("accountId") REFERENCES "Account"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "AnalyticsEvent" ADD CONSTRAINT "AnalyticsEvent_accountId_fkey" FOREIGN KEY ("accountId") REFERENCES "Account"("id") ON DELETE CASCADE ON UPDATE CASCADE;
