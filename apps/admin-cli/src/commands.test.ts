@@ -20,6 +20,7 @@ describe('admin CLI command mapping', () => {
       { method: 'POST', path: '/admin/api/v1/accounts/acme/keys', body: { kind: 'publishable', name: 'site', domains: ['*.acme.io', 'acme.io'] } },
     ],
     [['keys', 'revoke', 'k1'], {}, { method: 'DELETE', path: '/admin/api/v1/keys/k1' }],
+    [['library', 'seed'], {}, { method: 'POST', path: '/admin/api/v1/library/seed' }],
   ])('%j %j', (args, options, call) => expect(toApiCall(args, options)).toEqual(call));
 
   it.each([

@@ -15,6 +15,7 @@ export const USAGE = `Usage: npm run --silent admin -- <command> [options]
   accounts update <handle> [--status <s>] [--plan <p>] [--monthly-generations <n>|null]
   keys create <handle> --kind secret|publishable --name <name> [--domain <d>]...
   keys revoke <keyId>
+  library seed                      fill an empty shared library with sample images (instant mode)
 
 Global options: --url <base url> (default $PROMPTPIX_URL or http://127.0.0.1:$PORT|3000)
 Token: $ADMIN_TOKEN, else DATA_DIR/admin-token (written by npm start).`;
@@ -75,6 +76,8 @@ export function toApiCall(args: string[], options: Options): ApiCall {
     }
     case 'keys revoke':
       return { method: 'DELETE', path: `/admin/api/v1/keys/${encodeURIComponent(positional(args, 2, 'the key id'))}` };
+    case 'library seed':
+      return { method: 'POST', path: '/admin/api/v1/library/seed' };
     default:
       throw new UsageError(route ? `Unknown command: ${route}` : 'No command given');
   }

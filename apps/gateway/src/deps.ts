@@ -1,5 +1,5 @@
-import type { EventRecorder, GenerationQueue, GenerationService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
-import type { AccountRepository, ApiKeyRepository, ImageRepository } from '@promptpix/db';
+import type { EventRecorder, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
+import type { AccountRepository, ApiKeyRepository, ImageRepository, LibraryRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 
 /** Everything the gateway talks to; built by a composition root (main.ts, the embedded server, tests). */
@@ -9,15 +9,22 @@ export interface GatewayDeps {
   accounts: AccountRepository;
   apiKeys: ApiKeyRepository;
   images: ImageRepository;
+  library: LibraryRepository;
+  /** Used by the gateway only for operator tasks (library seed, style previews). */
+  model: ImageModel;
+  libraryDelaySeconds: number;
   jobStore: JobStore;
   queue: GenerationQueue;
   storage: Storage;
   quota: QuotaService;
   generations: GenerationService;
+  instant: InstantService;
   events: EventRecorder;
   rateLimiter: RateLimiter;
   singleFlight: SingleFlight;
   now: () => Date;
+  /** How long GET /api/v1/render holds a request for a fresh image. */
+  renderWaitMs: number;
   /** Operator API token; the admin API refuses every call when unset. */
   adminToken?: string;
   /** Directory served under /files when images live on local disk. */

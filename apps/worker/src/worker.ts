@@ -14,6 +14,7 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
     images: infra.images,
     quota: infra.quota,
     events: infra.events,
+    singleFlight: infra.singleFlight,
     logger,
     now: () => new Date(),
   });

@@ -46,3 +46,16 @@ export interface GenerationRequest {
   format: ImageFormat;
   ageBucket?: AgeBucket;
 }
+
+const queryInt = (schema: typeof dimension) => z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), schema);
+
+/** Query of GET /api/v1/render: the generate fields that fit in a URL. */
+export const renderQuerySchema = z.object({
+  prompt: generateBodySchema.shape.prompt,
+  style: generateBodySchema.shape.style,
+  character: generateBodySchema.shape.character,
+  width: queryInt(dimension).default(1024),
+  height: queryInt(dimension).default(1024),
+  format: generateBodySchema.shape.format,
+  age: z.enum(ageBuckets, { error: 'Expected one of kids, bigkids, adults' }).optional(),
+});

@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'rate_limited'
   | 'payload_too_large'
   | 'unavailable'
+  | 'upstream_failed'
   | 'internal';
 
 export class AppError extends Error {

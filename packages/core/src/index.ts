@@ -10,3 +10,5 @@ export * from './ids';
 export * from './services/quota-service';
 export * from './services/event-recorder';
 export * from './services/generation-service';
+export * from './render-cache';
+export * from './services/instant-service';

@@ -22,6 +22,7 @@ import {
   createApiKeyRepository,
   createEventRepository,
   createImageRepository,
+  createLibraryRepository,
   createQuotaStore,
   migrateDatabase,
   openDatabase,
@@ -38,6 +39,7 @@ export interface Infrastructure {
   accounts: ReturnType<typeof createAccountRepository>;
   apiKeys: ReturnType<typeof createApiKeyRepository>;
   images: ReturnType<typeof createImageRepository>;
+  library: ReturnType<typeof createLibraryRepository>;
   jobStore: JobStore;
   queue: GenerationQueue;
   storage: Storage;
@@ -94,6 +96,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     accounts: createAccountRepository(db.prisma),
     apiKeys: createApiKeyRepository(db.prisma),
     images: createImageRepository(db.prisma),
+    library: createLibraryRepository(db.prisma),
     jobStore,
     queue,
     storage: createStorage(config.storage),

@@ -3,6 +3,7 @@ import { AppError, isUuid } from '@promptpix/core';
 import type { GatewayDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
 import { adminAuth } from './admin-auth';
+import { seedLibrary } from './library-seed';
 import { createAccountSchema, createKeySchema, patchAccountSchema } from './schemas';
 
 type Account = NonNullable<Awaited<ReturnType<GatewayDeps['accounts']['findByHandle']>>>;
@@ -68,6 +69,12 @@ export function adminRoutes(deps: GatewayDeps) {
     if (!isUuid(req.params.id) || !(await deps.apiKeys.revoke(req.params.id))) throw new AppError('not_found', 'Key not found');
     deps.logger.info('key revoked', { keyId: req.params.id });
     res.status(204).end();
+  });
+
+  router.post('/admin/api/v1/library/seed', async (_req, res) => {
+    const result = await seedLibrary({ ...deps, now: deps.now });
+    deps.logger.info('library seed', result);
+    res.status(result.seeded > 0 ? 201 : 200).json(result);
   });
 
   return router;

@@ -8,12 +8,13 @@ import {
   type ImageModel,
   type JobStore,
   type QuotaService,
+  type SingleFlight,
   type Storage,
 } from '@promptpix/core';
 import { generationJobPayloadSchema } from '@promptpix/contracts';
 import type { ImageRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
-import { encodeImage } from '../pipeline/encode';
+import { encodeImage } from '@promptpix/models';
 
 export interface GenerationProcessorDeps {
   jobStore: JobStore;
@@ -22,6 +23,7 @@ export interface GenerationProcessorDeps {
   images: ImageRepository;
   quota: Pick<QuotaService, 'refund'>;
   events: EventRecorder;
+  singleFlight: SingleFlight;
   logger: Logger;
   now: () => Date;
 }
@@ -52,15 +54,27 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     const imageId = uuidFromName('image', jobId);
     const seed = randomInt(2 ** 31);
 
-    const generated = await d.model.generate({
-      prompt: request.prompt,
-      style: request.style,
-      strength: request.strength,
-      seed,
-      width: request.width,
-      height: request.height,
-    });
-    const encoded = await encodeImage(generated.data, request);
+    let input: Buffer;
+    let sourceImageId: string | null = null;
+    if (job.deriveFrom) {
+      // Another size/format of a cached image: re-encode the stored original, no model call.
+      const source = await d.images.findById(job.deriveFrom);
+      const bytes = source && (await d.storage.get(source.storageKey));
+      if (!source || !bytes) throw new PermanentJobError('The cached image to derive from is gone');
+      input = bytes;
+      sourceImageId = source.id;
+    } else {
+      const generated = await d.model.generate({
+        prompt: request.prompt,
+        style: request.style,
+        strength: request.strength,
+        seed,
+        width: request.width,
+        height: request.height,
+      });
+      input = generated.data;
+    }
+    const encoded = await encodeImage(input, request);
     await d.storage.put(encoded.key, encoded.data, encoded.contentType);
     await d.images.save({
       id: imageId,
@@ -77,12 +91,16 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       seed,
       storageKey: encoded.key,
       bytes: encoded.data.length,
+      sourceImageId,
       jobId,
     });
     const completedAt = d.now();
     await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString() });
-    d.events.record({ accountId: job.accountId, eventType: 'generate', imageId, metadata: { jobId, model: d.model.name, ms: completedAt.getTime() - started.getTime() } });
-    if (request.style) d.events.record({ accountId: job.accountId, eventType: 'style_applied', imageId, metadata: { style: request.style } });
+    if (job.flightKey) await d.singleFlight.release(job.flightKey, jobId);
+    if (!sourceImageId) {
+      d.events.record({ accountId: job.accountId, eventType: 'generate', imageId, metadata: { jobId, model: d.model.name, ms: completedAt.getTime() - started.getTime() } });
+      if (request.style) d.events.record({ accountId: job.accountId, eventType: 'style_applied', imageId, metadata: { style: request.style } });
+    }
     d.logger.info('generation completed', { jobId, imageId, attempt: attempt.attempt, ms: completedAt.getTime() - started.getTime() });
   };
 
@@ -92,6 +110,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     const job = await d.jobStore.get(payload.jobId);
     if (!job || job.status === 'completed' || job.status === 'failed') return;
     await d.jobStore.update(payload.jobId, { status: 'failed', error: readableFailure(error), completedAt: d.now().toISOString() });
+    if (job.flightKey) await d.singleFlight.release(job.flightKey, payload.jobId);
     if (job.quotaCharged && job.quotaPeriodStart) {
       await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart));
       await d.jobStore.update(payload.jobId, { quotaCharged: false });

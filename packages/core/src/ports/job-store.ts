@@ -18,6 +18,10 @@ export interface JobRecord {
   quotaCharged?: boolean;
   /** Start of the quota window the unit was charged to (ISO); a refund only applies within it. */
   quotaPeriodStart?: string;
+  /** Set when the job derives another size/format from this stored image instead of calling the model. */
+  deriveFrom?: string;
+  /** Single-flight key this job holds while in flight; released when it finishes. */
+  flightKey?: string;
 }
 
 export type JobPatch = Partial<Omit<JobRecord, 'jobId' | 'accountId' | 'createdAt' | 'request'>>;

@@ -1,3 +1,4 @@
+import type { CacheKey, CachedImage } from '@promptpix/core';
 import type { PrismaClient } from '../generated/client';
 
 export interface NewImage {
@@ -16,13 +17,60 @@ export interface NewImage {
   storageKey: string;
   bytes: number;
   sourceImageId?: string | null;
+  tags?: string[];
   jobId?: string | null;
+  createdAt?: Date;
 }
 
 export const createImageRepository = (prisma: PrismaClient) => ({
   /** Idempotent by id: a retried job writes the same record instead of a second one. */
   save: (image: NewImage) => prisma.image.upsert({ where: { id: image.id }, create: image, update: {} }),
   findOwned: (id: string, accountId: string) => prisma.image.findFirst({ where: { id, accountId } }),
+  findById: (id: string) => prisma.image.findUnique({ where: { id } }),
+
+  /** An account's own record of a shared-library image (instant mode); idempotent by id. */
+  saveLibraryCopy: (copy: { id: string; accountId: string; pool: Pick<NewImage, 'normalizedPrompt' | 'style' | 'width' | 'height' | 'format' | 'seed' | 'storageKey'> & { id: string; ageBucket: string | null; tags: string[] } }) =>
+    prisma.image.upsert({
+      where: { id: copy.id },
+      update: {},
+      create: {
+        id: copy.id,
+        accountId: copy.accountId,
+        prompt: copy.pool.normalizedPrompt,
+        normalizedPrompt: copy.pool.normalizedPrompt,
+        style: copy.pool.style,
+        strength: 1,
+        ageBucket: copy.pool.ageBucket,
+        width: copy.pool.width,
+        height: copy.pool.height,
+        format: copy.pool.format,
+        seed: copy.pool.seed,
+        storageKey: copy.pool.storageKey,
+        bytes: 0,
+        tags: copy.pool.tags,
+        sourceImageId: copy.pool.id,
+      },
+    }),
+
+  /** Newest live original of this exact prompt in any style: render's out-of-quota fallback. */
+  findLatestByPrompt: (accountId: string, normalizedPrompt: string) =>
+    prisma.image.findFirst({ where: { accountId, normalizedPrompt, rejected: false }, orderBy: { createdAt: 'desc' } }),
+
+  /** Every image stored under one render-cache key (originals and variants); one indexed query. */
+  findCached: (key: CacheKey): Promise<CachedImage[]> =>
+    prisma.image.findMany({
+      where: {
+        accountId: key.accountId,
+        normalizedPrompt: key.normalizedPrompt,
+        style: key.style,
+        characterId: key.characterId,
+        ageBucket: key.ageBucket,
+        rejected: false,
+      },
+      select: { id: true, storageKey: true, width: true, height: true, format: true, sourceImageId: true, rejected: true, createdAt: true },
+      orderBy: { createdAt: 'desc' },
+      take: 50,
+    }),
 });
 
 export type ImageRepository = ReturnType<typeof createImageRepository>;

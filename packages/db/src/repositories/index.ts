@@ -2,3 +2,4 @@ export * from './accounts';
 export * from './api-keys';
 export * from './images';
 export * from './events';
+export * from './library';

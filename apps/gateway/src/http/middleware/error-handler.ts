@@ -13,6 +13,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   payload_too_large: 413,
   rate_limited: 429,
   unavailable: 503,
+  upstream_failed: 502,
   internal: 500,
 };
 

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { generateBodySchema, type GenerationRequest } from '@promptpix/contracts';
-import { fieldError, quotaHeaders } from '@promptpix/core';
+import { fieldError, noCloseMatch, quotaHeaders } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf } from '../middleware/auth';
 import { rateLimit } from '../middleware/rate-limit';
@@ -10,8 +10,14 @@ import { parseOrThrow } from '../validate';
 export const generateRoutes = (deps: GatewayDeps) =>
   Router().post('/api/v1/generate', authenticate(deps.apiKeys, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
     const body = parseOrThrow(generateBodySchema, req.body);
-    if (body.mode === 'instant') throw fieldError('mode', 'Instant mode is not enabled on this server yet');
     if (body.character) throw fieldError('character', 'Unknown character');
+    const { account } = authOf(res);
+    if (body.mode === 'instant') {
+      // Instant: the closest shared-library image now; no job, no quota, every plan.
+      const result = await deps.instant.match(account.id, { prompt: body.prompt, style: body.style, ageBucket: body.ageBuckets?.[0] });
+      if (!result) throw noCloseMatch();
+      return void res.status(200).json(result);
+    }
     const request: GenerationRequest = {
       prompt: body.prompt,
       style: body.style,
@@ -21,8 +27,8 @@ export const generateRoutes = (deps: GatewayDeps) =>
       format: body.format,
       ageBucket: body.ageBuckets?.[0],
     };
-    const { account } = authOf(res);
     const { job, quota } = await deps.generations.start(account, request);
-    res.status(202).set(quotaHeaders(quota)).json({ jobId: job.jobId, status: job.status });
+    // The spec's 202 body is always `queued`; a cache hit's job is already completed when polled.
+    res.status(202).set(quotaHeaders(quota)).json({ jobId: job.jobId, status: 'queued' });
   });
 

@@ -1,0 +1,66 @@
+import { Router, type Response } from 'express';
+import { renderQuerySchema, type GenerationRequest } from '@promptpix/contracts';
+import { AppError, fieldError, normalizePrompt, quotaHeaders, type JobRecord, type JobStore } from '@promptpix/core';
+import type { GatewayDeps } from '../../deps';
+import { authenticate, authOf } from '../middleware/auth';
+import { rateLimit } from '../middleware/rate-limit';
+import { parseOrThrow } from '../validate';
+
+const POLL_MS = 100;
+
+/** Polls the job store until the job finishes, the deadline passes or the caller goes away. */
+async function waitForJob(jobStore: JobStore, jobId: string, waitMs: number, gone: () => boolean): Promise<JobRecord | null> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const job = await jobStore.get(jobId);
+    if (!job || job.status === 'completed' || job.status === 'failed') return job;
+    if (Date.now() + POLL_MS > deadline || gone()) return job;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+function redirect(res: Response, url: string) {
+  // Short: a rejected image must stop being served soon.
+  res.setHeader('Cache-Control', 'private, max-age=60');
+  res.redirect(302, url);
+}
+
+/**
+ * GET /api/v1/render (DECISIONS): an existing image redirects at once; otherwise the request
+ * starts or joins the generation and is held until it completes (RENDER_WAIT_MS), then 302;
+ * still running → 503 + Retry-After with the jobId. Out of quota: any image of the exact prompt.
+ */
+export const renderRoutes = (deps: GatewayDeps) =>
+  Router().get('/api/v1/render', authenticate(deps.apiKeys, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
+    const query = parseOrThrow(renderQuerySchema, req.query);
+    if (query.character) throw fieldError('character', 'Unknown character');
+    const request: GenerationRequest = {
+      prompt: query.prompt,
+      style: query.style,
+      strength: 1,
+      width: query.width,
+      height: query.height,
+      format: query.format,
+      ageBucket: query.age,
+    };
+    const { account } = authOf(res);
+
+    let started;
+    try {
+      started = await deps.generations.start(account, request);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.kind !== 'quota_exceeded') throw error;
+      const fallback = await deps.images.findLatestByPrompt(account.id, normalizePrompt(query.prompt));
+      if (!fallback) throw error;
+      return redirect(res, deps.storage.publicUrl(fallback.storageKey));
+    }
+    if (started.outcome === 'generated') res.set(quotaHeaders(started.quota));
+
+    let closed = false;
+    res.on('close', () => (closed = true));
+    const job = started.job.status === 'completed' ? started.job : await waitForJob(deps.jobStore, started.job.jobId, deps.renderWaitMs, () => closed);
+    if (job?.status === 'completed' && job.imageUrl) return redirect(res, job.imageUrl);
+    if (job?.status === 'failed') throw new AppError('upstream_failed', job.error ?? 'Image generation failed', { jobId: job.jobId });
+    throw new AppError('unavailable', 'The image is still being generated; retry shortly', { jobId: started.job.jobId }, { 'Retry-After': '5' });
+  });
+

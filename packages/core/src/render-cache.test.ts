@@ -1,0 +1,63 @@
+import { cacheKeyOf, decideFromCache, flightKeyOf, type CachedImage } from './render-cache';
+
+let n = 0;
+const image = (o: Partial<CachedImage>): CachedImage => ({
+  id: `img-${++n}`,
+  storageKey: `images/${n}.webp`,
+  width: 1024,
+  height: 1024,
+  format: 'webp',
+  sourceImageId: null,
+  rejected: false,
+  createdAt: new Date(2026, 0, 1, 0, n),
+  ...o,
+});
+const wanted = { width: 1024, height: 1024, format: 'webp' };
+
+describe('decideFromCache', () => {
+  const original = image({});
+  const rejected = image({ rejected: true });
+  const pngVariant = image({ format: 'png', sourceImageId: original.id });
+  const orphanVariant = image({ format: 'jpeg', sourceImageId: rejected.id });
+
+  it.each([
+    ['nothing stored', [], wanted, 'miss', null],
+    ['the original matches', [original], wanted, 'exact', original.id],
+    ['a stored variant matches', [original, pngVariant], { ...wanted, format: 'png' }, 'exact', pngVariant.id],
+    ['another size of an original', [original], { ...wanted, width: 512 }, 'derive', original.id],
+    ['only a rejected original', [rejected], wanted, 'miss', null],
+    ['a variant of a rejected original is not served', [rejected, orphanVariant, original], { ...wanted, format: 'jpeg' }, 'derive', original.id],
+    ['a variant alone (original gone) is a miss', [pngVariant], { ...wanted, format: 'png' }, 'miss', null],
+  ])('%s → %s', (_name, candidates, want, kind, id) => {
+    const decision = decideFromCache(candidates as CachedImage[], want);
+    expect(decision.kind).toBe(kind);
+    if (decision.kind === 'exact') expect(decision.image.id).toBe(id);
+    if (decision.kind === 'derive') expect(decision.source.id).toBe(id);
+  });
+
+  it('prefers the newest original', () => {
+    const older = image({ createdAt: new Date(2025, 0, 1) });
+    const newer = image({ createdAt: new Date(2026, 5, 1) });
+    const decision = decideFromCache([older, newer], wanted);
+    expect(decision).toEqual({ kind: 'exact', image: newer });
+  });
+});
+
+describe('cache keys', () => {
+  it('normalises the prompt and keeps case', () => {
+    expect(cacheKeyOf('a', { prompt: '  A  Cat ' })).toEqual({ accountId: 'a', normalizedPrompt: 'A Cat', style: null, characterId: null, ageBucket: null });
+  });
+  it.each([
+    [{ prompt: 'cat' }, { prompt: ' cat  ' }, true],
+    [{ prompt: 'cat' }, { prompt: 'Cat' }, false],
+    [{ prompt: 'cat' }, { prompt: 'cat', style: 'watercolor' }, false],
+    [{ prompt: 'cat', ageBucket: 'kids' as const }, { prompt: 'cat' }, false],
+  ])('flight keys of %j and %j equal: %s', (a, b, same) => {
+    expect(flightKeyOf(cacheKeyOf('acc', a), wanted) === flightKeyOf(cacheKeyOf('acc', b), wanted)).toBe(same);
+  });
+  it('flight keys differ per account and per variant', () => {
+    const key = cacheKeyOf('acc', { prompt: 'cat' });
+    expect(flightKeyOf(key, wanted)).not.toBe(flightKeyOf(cacheKeyOf('other', { prompt: 'cat' }), wanted));
+    expect(flightKeyOf(key, wanted)).not.toBe(flightKeyOf(key, { ...wanted, format: 'png' }));
+  });
+});

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import type { GenerationRequest } from '@promptpix/contracts';
+import { normalizePrompt } from './prompts';
+
+/** What makes two requests "the same image" for an account (DECISIONS: render cache). */
+export interface CacheKey {
+  accountId: string;
+  normalizedPrompt: string;
+  style: string | null;
+  characterId: string | null;
+  ageBucket: string | null;
+}
+
+export const cacheKeyOf = (accountId: string, request: Pick<GenerationRequest, 'prompt' | 'style' | 'character' | 'ageBucket'>): CacheKey => ({
+  accountId,
+  normalizedPrompt: normalizePrompt(request.prompt),
+  style: request.style ?? null,
+  characterId: request.character ?? null,
+  ageBucket: request.ageBucket ?? null,
+});
+
+/** Short stable id of a cache key plus variant, for single-flight keys. */
+export const flightKeyOf = (key: CacheKey, variant: Variant): string =>
+  createHash('sha256')
+    .update(JSON.stringify([key.accountId, key.normalizedPrompt, key.style, key.characterId, key.ageBucket, variant.width, variant.height, variant.format]))
+    .digest('base64url');
+
+export interface Variant {
+  width: number;
+  height: number;
+  format: string;
+}
+
+export interface CachedImage extends Variant {
+  id: string;
+  storageKey: string;
+  sourceImageId: string | null;
+  rejected: boolean;
+  createdAt: Date;
+}
+
+export type CacheDecision<T extends CachedImage> =
+  | { kind: 'exact'; image: T }
+  | { kind: 'derive'; source: T }
+  | { kind: 'miss' };
+
+/**
+ * Given the images stored under one cache key, decide: serve one as is, derive the wanted
+ * size/format from an original, or generate. Rejected images are out of the cache. Newest wins.
+ */
+export function decideFromCache<T extends CachedImage>(candidates: readonly T[], wanted: Variant): CacheDecision<T> {
+  const live = candidates.filter((c) => !c.rejected).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  const originals = live.filter((c) => c.sourceImageId === null);
+  if (originals.length === 0) return { kind: 'miss' };
+  const liveOriginalIds = new Set(originals.map((o) => o.id));
+  const exact = live.find(
+    (c) => c.width === wanted.width && c.height === wanted.height && c.format === wanted.format && (c.sourceImageId === null || liveOriginalIds.has(c.sourceImageId)),
+  );
+  if (exact) return { kind: 'exact', image: exact };
+  return { kind: 'derive', source: originals[0] };
+}

@@ -1,0 +1,3 @@
+export { createModel, modelProviders, type ModelConfig, type ModelProvider } from './create-model';
+export { createProceduralModel, type ProceduralModelOptions } from './procedural';
+export * from './encode';

@@ -1,0 +1,3 @@
+export { createProceduralModel, renderProcedural, type ProceduralModelOptions } from './procedural-model';
+export { composeScene, type SceneInput } from './scene';
+export { applyRecipe, recipeFor, type StyleRecipe } from './style';

@@ -1,0 +1,85 @@
+import sharp from 'sharp';
+import type { ImageModel, ModelImage, ModelRequest } from '@promptpix/core/src/ports/model';
+import { composeScene } from './scene';
+import { applyRecipe, recipeFor } from './style';
+
+export interface ProceduralModelOptions {
+  /** Simulated model latency in milliseconds: a call takes at least this long, rendering included. Default 0. */
+  latencyMs?: number;
+}
+
+/** The API allows 256..2048; a little headroom, but no 100-megapixel surprises. */
+const maxSide = 4096;
+
+const checkSize = (name: string, v: number) => {
+  if (!Number.isInteger(v) || v < 1 || v > maxSide) throw new RangeError(`${name} must be an integer from 1 to ${maxSide}, got ${v}`);
+};
+
+const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+
+/** Settles like `work`, or rejects with the signal's reason as soon as it aborts. */
+const abortable = <T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+};
+
+const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    if (ms <= 0) return resolve();
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal!));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** Renders a request to PNG bytes: SVG scene → librsvg (inside sharp's libvips) → style recipe → PNG. */
+export const renderProcedural = async (request: ModelRequest): Promise<ModelImage> => {
+  const { width, height } = request;
+  const { svg } = composeScene(request);
+  const rendered = sharp(Buffer.from(svg), { failOn: 'error' });
+  const styled = await applyRecipe(rendered, recipeFor(request.style), request.strength, { width, height });
+  const { data, info } = await styled.png({ compressionLevel: 6 }).toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+};
+
+/**
+ * The built-in offline model: pictures composed from the prompt's words (palette, terrain,
+ * motifs), deterministic for (prompt, style, strength, seed, width, height).
+ */
+export const createProceduralModel = (options: ProceduralModelOptions = {}): ImageModel => {
+  const latencyMs = options.latencyMs ?? 0;
+  if (!Number.isFinite(latencyMs) || latencyMs < 0) throw new RangeError(`latencyMs must be a non-negative number, got ${latencyMs}`);
+  return {
+    name: 'procedural',
+    async generate(request, signal) {
+      signal?.throwIfAborted();
+      checkSize('width', request.width);
+      checkSize('height', request.height);
+      const started = Date.now();
+      const image = await abortable(renderProcedural(request), signal);
+      // The latency is the whole call's: rendering time counts towards it.
+      await sleep(latencyMs - (Date.now() - started), signal);
+      return image;
+    },
+  };
+};

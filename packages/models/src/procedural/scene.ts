@@ -1,0 +1,105 @@
+import { normalizePrompt } from '@promptpix/core/src/prompts';
+import { createCanvas } from './canvas';
+import { hsl, mix, shift } from './color';
+import {
+  paintBirds,
+  paintClouds,
+  paintCreature,
+  paintEmbers,
+  paintFlowers,
+  paintHaze,
+  paintHorizonGlow,
+  paintMoon,
+  paintPlanets,
+  paintRain,
+  paintScatter,
+  paintSky,
+  paintSnow,
+  paintStars,
+  paintSun,
+  paintWordShape,
+  type Creature,
+} from './motifs';
+import { planScene, type ScenePlan } from './plan';
+import { createRng, hash32 } from './prng';
+import { paintLayer, paintTrees, type Ridge } from './terrain';
+
+export interface SceneInput {
+  readonly prompt: string;
+  readonly seed: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/**
+ * The picture for a prompt and seed, as an SVG document of exactly width×height. Every random
+ * choice comes from one stream seeded by (seed, normalised prompt), so the same input always gives
+ * the same markup, and prompts differing only in spacing (one cache key) give the same picture.
+ * Layout is relative to the picture's size: another size of the same aspect is the same scene.
+ */
+export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan } => {
+  const { width: w, height: h } = input;
+  const rng = createRng(hash32(`${input.seed}\u0000${normalizePrompt(input.prompt)}`));
+  const plan = planScene(input.prompt, rng);
+  const { palette, time, motifs } = plan;
+  const canvas = createCanvas(w, h);
+  const lr = rng.fork('layout');
+  const open = plan.terrains.length === 0;
+  const horizonY = open ? h : h * lr.range(0.42, 0.7);
+
+  paintSky(canvas, palette, horizonY);
+  const sunlit = time !== 'night' && motifs.has('sun');
+  // A dusk sun brings its own glow; full-picture radial gradients cost ~30 ms each at 2048².
+  if (time === 'dusk' && !sunlit) paintHorizonGlow(canvas, rng.fork('glow'), palette, horizonY);
+  if (motifs.has('stars')) paintStars(canvas, rng.fork('stars'), horizonY);
+  if (sunlit) paintSun(canvas, rng.fork('sun'), palette, time, open ? h * 0.8 : horizonY);
+  if (motifs.has('moon') || (time === 'night' && motifs.has('sun'))) paintMoon(canvas, rng.fork('moon'), palette, open ? h * 0.8 : horizonY);
+  if (motifs.has('planets')) paintPlanets(canvas, rng.fork('planets'), palette);
+  plan.wordShapes.forEach((shape, i) => paintWordShape(canvas, rng.fork(`word ${i}`), shape, time, horizonY));
+  if (motifs.has('clouds')) paintClouds(canvas, rng.fork('clouds'), palette, time, horizonY, motifs.has('rain'));
+  if (motifs.has('birds')) paintBirds(canvas, rng.fork('birds'), palette, horizonY);
+
+  // Terrain: far layer (the second terrain, if any), then two near layers of the first.
+  const ridges: Ridge[] = [];
+  if (!open) {
+    const [near, far = near] = plan.terrains;
+    const snowCaps = motifs.has('snow') || lr.chance(0.35);
+    const layers = [
+      { terrain: far, depth: 0, baseY: horizonY },
+      { terrain: near, depth: 0.5, baseY: horizonY + (h - horizonY) * lr.range(0.22, 0.35) },
+      { terrain: near, depth: 1, baseY: horizonY + (h - horizonY) * lr.range(0.5, 0.65) },
+    ];
+    const treeCounts = [lr.int(15, 30), lr.int(12, 24), lr.int(5, 10)];
+    layers.forEach((layer, i) => {
+      const colour = mix(palette.skyHorizon, layer.terrain.ground, 0.45 + 0.55 * layer.depth);
+      const layerRng = rng.fork(`layer ${i}`);
+      const { kind } = layer.terrain;
+      const ridge = paintLayer(canvas, layerRng, { kind, depth: layer.depth, baseY: layer.baseY, colour: shift(colour, { l: -6 * layer.depth }), accent: palette.accent, time, snowCaps });
+      ridges.push(ridge);
+      if (motifs.has('trees') && (kind === 'hills' || kind === 'mountains' || kind === 'dunes')) {
+        const treeColour = mix(hsl(135, 45, 22), palette.ground, 0.35 + 0.3 * (1 - layer.depth));
+        paintTrees(canvas, layerRng.fork('trees'), ridge, shift(treeColour, { l: time === 'night' ? -12 : 0 }), treeCounts[i]);
+      }
+      if (i === 0) paintHaze(canvas, palette, horizonY - (h - horizonY) * 0.3, horizonY + (h - horizonY) * 0.3, 0.35);
+    });
+  }
+  const nearest = ridges[ridges.length - 1];
+  if (motifs.has('flowers')) paintFlowers(canvas, rng.fork('flowers'), nearest, palette);
+
+  const creatures = (['cat', 'dog', 'robot'] as const).filter((c): c is Creature => motifs.has(c));
+  const cr = rng.fork('creatures');
+  creatures.forEach((kind, i) => {
+    const slot = (i + 0.5) / creatures.length;
+    const x = w * (0.2 + 0.6 * slot + cr.range(-0.08, 0.08));
+    const size = Math.min(w, h) * cr.range(0.24, 0.36);
+    const ground = nearest ? nearest.yAt(x) + size * cr.range(0.05, 0.2) : h * 0.75;
+    paintCreature(canvas, kind, x, Math.min(ground, h - size * 0.05), size, palette, time);
+  });
+
+  if (motifs.has('snow')) paintSnow(canvas, rng.fork('snow'));
+  if (motifs.has('rain')) paintRain(canvas, rng.fork('rain'));
+  if (motifs.has('embers')) paintEmbers(canvas, rng.fork('embers'), palette);
+  plan.wordShapes.forEach((shape, i) => shape.kind === 'scatter' && paintScatter(canvas, rng.fork(`scatter ${i}`), shape, time));
+
+  return { svg: canvas.toSvg(), plan };
+};

@@ -1,0 +1,271 @@
+/**
+ * Production queue: BullMQ on Redis. The jobId is the BullMQ job id, so enqueueing the same job
+ * twice adds it once. Producer and consumer use separate connections: the producer fails fast
+ * while Redis is down (no offline queue, few retries) so a request gets an error instead of
+ * hanging; the worker's connection retries forever, as BullMQ requires.
+ */
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import Redis from 'ioredis';
+import type {
+  ConsumerOptions,
+  GenerationJobHandler,
+  GenerationJobPayload,
+  GenerationQueue,
+  QueueConsumer,
+  QueueDepth,
+} from '@promptpix/core/src/ports/queue';
+import { PermanentJobError } from '@promptpix/core/src/ports/queue';
+import { isPermanentJobError, toError } from './errors';
+
+export interface BullGenerationQueueOptions {
+  redisUrl: string;
+  /** BullMQ key prefix (no trailing colon), e.g. `promptpix`; keys are `${prefix}:${queueName}:*`. */
+  prefix: string;
+  queueName?: string;
+  /** Tries per job, the first included (default 3). */
+  attempts?: number;
+  /** Delay before retry n is backoffMs * 2^(n-1) (default 1000). */
+  backoffMs?: number;
+  /** How often a worker looks for jobs whose worker died (default 30 s). */
+  stalledIntervalMs?: number;
+  /** How long a worker's claim on a job lasts without renewal (default 30 s). */
+  lockDurationMs?: number;
+  /** How long completed jobs are kept, for dedupe and inspection (default 3600). */
+  removeOnCompleteAgeSeconds?: number;
+  /** How long failed jobs are kept (default 7 days). */
+  removeOnFailAgeSeconds?: number;
+  /** How long enqueue/depth wait for the producer connection before failing (default 3000 ms). */
+  producerReadyTimeoutMs?: number;
+  /** Connection and worker errors, and errors thrown by onFinalFailure (default: console.error). */
+  onError?: (error: Error) => void;
+}
+
+export const DEFAULT_QUEUE_NAME = 'generation';
+
+/**
+ * Redis keys of a BullMQ queue. `wait` is the list of jobs waiting for a worker (what an
+ * autoscaler reads with LLEN); `active` a list, `delayed`, `prioritized`, `completed`, `failed`
+ * sorted sets.
+ */
+export function bullQueueKeys(prefix: string, queueName: string = DEFAULT_QUEUE_NAME) {
+  const base = `${prefix}:${queueName}`;
+  return {
+    wait: `${base}:wait`,
+    active: `${base}:active`,
+    delayed: `${base}:delayed`,
+    prioritized: `${base}:prioritized`,
+    completed: `${base}:completed`,
+    failed: `${base}:failed`,
+    /** Every key of the queue matches this pattern. */
+    pattern: `${base}:*`,
+  };
+}
+
+/** Enqueue failed because Redis is not reachable right now (answer 503, not 500). */
+export class QueueUnavailableError extends Error {
+  override name = 'QueueUnavailableError';
+}
+
+const JOB_NAME = 'generate';
+
+function parsePayload(data: unknown): GenerationJobPayload {
+  const d = data as Partial<GenerationJobPayload> | null;
+  if (!d || d.v !== 1 || typeof d.jobId !== 'string' || d.jobId.length === 0) {
+    throw new PermanentJobError(`Unsupported job payload: ${JSON.stringify(data)}`);
+  }
+  return { v: 1, jobId: d.jobId };
+}
+
+function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  if (redis.status === 'end') return Promise.reject(new QueueUnavailableError('Queue connection is closed'));
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('end', onEnd);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onEnd = () => done(new QueueUnavailableError('Queue connection is closed'));
+    const timer = setTimeout(() => done(new QueueUnavailableError(`Redis not reachable within ${timeoutMs} ms`)), timeoutMs);
+    redis.on('ready', onReady);
+    redis.on('end', onEnd);
+  });
+}
+
+/** QUIT when connected (lets replies drain); otherwise stop reconnecting at once. */
+async function closeConnection(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') {
+    try {
+      await redis.quit();
+      return;
+    } catch {
+      // fall through
+    }
+  }
+  redis.disconnect();
+}
+
+export function createBullGenerationQueue(options: BullGenerationQueueOptions): GenerationQueue {
+  const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
+  const attempts = Math.max(1, options.attempts ?? 3);
+  const backoffMs = Math.max(0, options.backoffMs ?? 1000);
+  const readyTimeoutMs = options.producerReadyTimeoutMs ?? 3000;
+  const onError = options.onError ?? ((error: Error) => console.error(`bullmq queue ${queueName}:`, error));
+  const prefix = options.prefix.replace(/:+$/, '');
+
+  // Created on first use: a worker-only process never opens the producer connection.
+  let producer: { redis: Redis; queue: Queue } | null = null;
+  const consumers = new Set<QueueConsumer>();
+  let closed = false;
+
+  const getProducer = () => {
+    if (closed) throw new Error('Queue is closed');
+    if (!producer) {
+      const redis = new Redis(options.redisUrl, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        connectTimeout: readyTimeoutMs,
+        connectionName: `${prefix}:${queueName}:producer`,
+      });
+      redis.on('error', (e: Error) => onError(e));
+      const queue = new Queue(queueName, {
+        connection: redis,
+        prefix,
+        defaultJobOptions: {
+          attempts,
+          backoff: { type: 'exponential', delay: backoffMs },
+          removeOnComplete: { age: options.removeOnCompleteAgeSeconds ?? 3600 },
+          removeOnFail: { age: options.removeOnFailAgeSeconds ?? 7 * 24 * 3600 },
+        },
+      });
+      queue.on('error', (e: Error) => onError(e));
+      producer = { redis, queue };
+    }
+    return producer;
+  };
+
+  const readyQueue = async () => {
+    const p = getProducer();
+    await waitUntilReady(p.redis, readyTimeoutMs);
+    return p.queue;
+  };
+
+  const consume = (handler: GenerationJobHandler, consumerOptions: ConsumerOptions): QueueConsumer => {
+    if (closed) throw new Error('Queue is closed');
+    const connection = new Redis(options.redisUrl, {
+      maxRetriesPerRequest: null,
+      connectionName: `${prefix}:${queueName}:worker`,
+    });
+    connection.on('error', (e: Error) => onError(e));
+
+    /** Jobs whose final failure was already reported from inside the processor. */
+    const reported = new WeakSet<Job>();
+    const reporting = new Set<Promise<void>>();
+    const reportFinalFailure = async (payload: GenerationJobPayload, error: Error) => {
+      try {
+        await consumerOptions.onFinalFailure(payload, error);
+      } catch (e) {
+        onError(toError(e));
+      }
+    };
+
+    const worker = new Worker(
+      queueName,
+      async (job: Job) => {
+        const maxAttempts = job.opts.attempts ?? attempts;
+        const attempt = job.attemptsMade + 1;
+        let payload: GenerationJobPayload = { v: 1, jobId: String(job.id) };
+        try {
+          payload = parsePayload(job.data);
+          await handler(payload, { attempt, maxAttempts });
+        } catch (thrown) {
+          const error = toError(thrown);
+          const permanent = isPermanentJobError(error);
+          if (permanent || attempt >= maxAttempts) {
+            // Reported here, while this worker still holds the job's lock, and awaited: the job
+            // only moves to `failed` once the caller has recorded the failure.
+            reported.add(job);
+            await reportFinalFailure(payload, error);
+            if (permanent) throw new UnrecoverableError(error.message);
+          }
+          throw error;
+        }
+      },
+      {
+        connection,
+        prefix,
+        concurrency: consumerOptions.concurrency,
+        autorun: true,
+        ...(options.stalledIntervalMs !== undefined && { stalledInterval: options.stalledIntervalMs }),
+        ...(options.lockDurationMs !== undefined && { lockDuration: options.lockDurationMs }),
+      },
+    );
+    worker.on('error', (e: Error) => onError(e));
+    // Failures BullMQ decides without running the processor (a job that stalled too often).
+    worker.on('failed', (job: Job | undefined, error: Error) => {
+      if (!job || reported.has(job)) return;
+      const final = error instanceof UnrecoverableError || error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? attempts);
+      if (!final) return;
+      let payload: GenerationJobPayload;
+      try {
+        payload = parsePayload(job.data);
+      } catch {
+        payload = { v: 1, jobId: String(job.id) };
+      }
+      const p = reportFinalFailure(payload, error).finally(() => reporting.delete(p));
+      reporting.add(p);
+    });
+
+    let closing: Promise<void> | null = null;
+    const consumer: QueueConsumer = {
+      close() {
+        closing ??= (async () => {
+          try {
+            await worker.close();
+            while (reporting.size > 0) await Promise.allSettled([...reporting]);
+          } finally {
+            consumers.delete(consumer);
+            await closeConnection(connection);
+          }
+        })();
+        return closing;
+      },
+    };
+    consumers.add(consumer);
+    return consumer;
+  };
+
+  return {
+    async enqueue(payload) {
+      const queue = await readyQueue();
+      await queue.add(JOB_NAME, payload, { jobId: payload.jobId });
+    },
+
+    consume,
+
+    async depth(): Promise<QueueDepth> {
+      const queue = await readyQueue();
+      const c = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+      return {
+        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
+        active: c.active ?? 0,
+        delayed: c.delayed ?? 0,
+        failed: c.failed ?? 0,
+      };
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([...consumers].map((c) => c.close()));
+      if (producer) {
+        const { queue, redis } = producer;
+        await queue.close().catch((e: unknown) => onError(toError(e)));
+        await closeConnection(redis);
+      }
+    },
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * Embedded queue: jobs live in this process's memory, with the same semantics as the BullMQ
+ * adapter (dedupe by jobId while pending or running, bounded concurrency, exponential backoff,
+ * PermanentJobError skips retries, one onFinalFailure per failed job). Jobs do not survive a
+ * restart; the job store record (and its expiry) is what the user sees either way.
+ */
+import type {
+  ConsumerOptions,
+  GenerationJobHandler,
+  GenerationJobPayload,
+  GenerationQueue,
+  QueueConsumer,
+  QueueDepth,
+} from '@promptpix/core/src/ports/queue';
+import { isPermanentJobError, toError } from './errors';
+
+export interface InProcessQueueOptions {
+  /** Tries per job, the first included (default 3). */
+  attempts?: number;
+  /** Delay before retry n is backoffMs * 2^(n-1) (default 1000). */
+  backoffMs?: number;
+  /** Called when onFinalFailure itself throws (default: console.error). */
+  onError?: (error: Error) => void;
+}
+
+interface PendingJob {
+  payload: GenerationJobPayload;
+  /** Attempts that have finished (failed) so far. */
+  attemptsMade: number;
+}
+
+interface Consumer {
+  handler: GenerationJobHandler;
+  options: ConsumerOptions;
+  running: Set<Promise<void>>;
+  closing: boolean;
+}
+
+export function createInProcessGenerationQueue(options: InProcessQueueOptions = {}): GenerationQueue {
+  const attempts = Math.max(1, options.attempts ?? 3);
+  const backoffMs = Math.max(0, options.backoffMs ?? 1000);
+  const onError = options.onError ?? ((error: Error) => console.error('in-process queue:', error));
+
+  /** Every job not yet finished, by id: the dedupe set. */
+  const known = new Map<string, PendingJob>();
+  const waiting: PendingJob[] = [];
+  const delayed = new Map<string, NodeJS.Timeout>();
+  const consumers = new Set<Consumer>();
+  let active = 0;
+  let failed = 0;
+  let closed = false;
+
+  const pump = () => {
+    for (const consumer of consumers) {
+      while (!consumer.closing && !closed && consumer.running.size < consumer.options.concurrency && waiting.length > 0) {
+        const job = waiting.shift()!;
+        const run = execute(consumer, job).finally(() => {
+          consumer.running.delete(run);
+          pump();
+        });
+        consumer.running.add(run);
+      }
+    }
+  };
+
+  const execute = async (consumer: Consumer, job: PendingJob): Promise<void> => {
+    active++;
+    const attempt = job.attemptsMade + 1;
+    try {
+      await consumer.handler(structuredClone(job.payload), { attempt, maxAttempts: attempts });
+      known.delete(job.payload.jobId);
+    } catch (thrown) {
+      const error = toError(thrown);
+      job.attemptsMade = attempt;
+      if (isPermanentJobError(error) || attempt >= attempts) {
+        known.delete(job.payload.jobId);
+        failed++;
+        try {
+          await consumer.options.onFinalFailure(structuredClone(job.payload), error);
+        } catch (e) {
+          onError(toError(e));
+        }
+      } else if (!closed) {
+        const timer = setTimeout(() => {
+          delayed.delete(job.payload.jobId);
+          waiting.push(job);
+          pump();
+        }, backoffMs * 2 ** (attempt - 1));
+        delayed.set(job.payload.jobId, timer);
+      }
+    } finally {
+      active--;
+    }
+  };
+
+  return {
+    async enqueue(payload) {
+      if (closed) throw new Error('Queue is closed');
+      if (known.has(payload.jobId)) return;
+      const job: PendingJob = { payload: structuredClone(payload), attemptsMade: 0 };
+      known.set(payload.jobId, job);
+      waiting.push(job);
+      // Start on a later tick, as a real queue would: enqueue never runs the handler inline.
+      queueMicrotask(pump);
+    },
+
+    consume(handler, consumerOptions): QueueConsumer {
+      if (closed) throw new Error('Queue is closed');
+      if (!(consumerOptions.concurrency >= 1)) throw new Error('concurrency must be at least 1');
+      const consumer: Consumer = { handler, options: consumerOptions, running: new Set(), closing: false };
+      consumers.add(consumer);
+      queueMicrotask(pump);
+      let closing: Promise<void> | null = null;
+      return {
+        close() {
+          closing ??= (async () => {
+            consumer.closing = true;
+            while (consumer.running.size > 0) await Promise.allSettled([...consumer.running]);
+            consumers.delete(consumer);
+          })();
+          return closing;
+        },
+      };
+    },
+
+    async depth(): Promise<QueueDepth> {
+      return { waiting: waiting.length, active, delayed: delayed.size, failed };
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const timer of delayed.values()) clearTimeout(timer);
+      delayed.clear();
+      for (const consumer of consumers) consumer.closing = true;
+      await Promise.allSettled([...consumers].flatMap((c) => [...c.running]));
+      consumers.clear();
+    },
+  };
+}

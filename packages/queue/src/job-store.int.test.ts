@@ -1,0 +1,77 @@
+import Redis from 'ioredis';
+import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
+import { describeJobStoreContract, sampleRecord } from './job-store.contract';
+import { createMemoryJobStore } from './memory-job-store';
+import { createRedisJobStore } from './redis-job-store';
+import { deleteKeysWithPrefix, sleep } from './test-helpers';
+
+const prefix = testRedisPrefix();
+let redis: Redis;
+
+beforeAll(() => {
+  redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+});
+afterAll(async () => {
+  await deleteKeysWithPrefix(redis, prefix);
+  await redis.quit();
+});
+
+describeJobStoreContract('memory', async () => {
+  let now = Date.parse('2030-01-01T00:00:00Z');
+  const store = createMemoryJobStore({ now: () => now });
+  return {
+    store,
+    elapse: async (ms) => {
+      now += ms;
+    },
+    stop: () => store.close(),
+  };
+});
+
+describeJobStoreContract('redis', async () => {
+  const store = createRedisJobStore({ redis, prefix });
+  return { store, elapse: sleep, stop: () => store.close() };
+});
+
+describe('redis job store specifics', () => {
+  it('keeps one hash per job under the prefix with a TTL that updates do not reset', async () => {
+    const store = createRedisJobStore({ redis, prefix });
+    const record = sampleRecord();
+    await store.create(record, 30);
+    const key = `${prefix}job:${record.jobId}`;
+    expect(await redis.type(key)).toBe('hash');
+    expect(await redis.hget(key, 'request')).toBe(JSON.stringify(record.request));
+    expect(await redis.hget(key, 'quotaCharged')).toBe('false');
+    const before = await redis.pttl(key);
+    expect(before).toBeGreaterThan(29_000);
+    await redis.pexpire(key, 10_000);
+    await store.update(record.jobId, { status: 'processing' });
+    const after = await redis.pttl(key);
+    expect(after).toBeGreaterThan(0);
+    expect(after).toBeLessThanOrEqual(10_000);
+  });
+
+  it('does not close the caller connection', async () => {
+    const store = createRedisJobStore({ redis, prefix });
+    await store.close();
+    expect(await redis.ping()).toBe('PONG');
+  });
+});
+
+describe('memory job store specifics', () => {
+  it('sweeps on an interval timer and stops sweeping on close', async () => {
+    let t = 0;
+    const now = jest.fn(() => t);
+    const store = createMemoryJobStore({ now, sweepIntervalMs: 10 });
+    await store.create(sampleRecord(), 1);
+    t = 5_000;
+    now.mockClear();
+    await sleep(50);
+    // Nobody read the store: only the sweep asks the clock.
+    expect(now.mock.calls.length).toBeGreaterThan(0);
+    await store.close();
+    now.mockClear();
+    await sleep(50);
+    expect(now).not.toHaveBeenCalled();
+  });
+});

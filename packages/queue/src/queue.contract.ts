@@ -1,0 +1,206 @@
+/**
+ * Behaviour every GenerationQueue adapter must show. `makeQueue` returns a fresh, empty queue
+ * per test; the contract closes it.
+ */
+import { PermanentJobError, type GenerationJobPayload, type GenerationQueue, type JobAttempt } from '@promptpix/core/src/ports/queue';
+import { deferred, sleep, waitFor } from './test-helpers';
+
+export interface QueueFactoryOptions {
+  attempts: number;
+  backoffMs: number;
+}
+
+const BACKOFF_MS = 20;
+/** How long to keep watching for a second run or a second failure report. */
+const QUIET_MS = 300;
+
+let counter = 0;
+const payload = (label: string): GenerationJobPayload => ({ v: 1, jobId: `${label}-${process.pid}-${++counter}` });
+
+export function describeQueueContract(name: string, makeQueue: (options: QueueFactoryOptions) => GenerationQueue | Promise<GenerationQueue>): void {
+  describe(`GenerationQueue contract: ${name}`, () => {
+    const open: GenerationQueue[] = [];
+    const make = async (options: Partial<QueueFactoryOptions> = {}) => {
+      const queue = await makeQueue({ attempts: 3, backoffMs: BACKOFF_MS, ...options });
+      open.push(queue);
+      return queue;
+    };
+    const noFinalFailure = async () => {
+      throw new Error('onFinalFailure must not be called');
+    };
+
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((q) => q.close()));
+    });
+
+    it('runs a job once with its payload and attempt number', async () => {
+      const queue = await make();
+      const calls: Array<[GenerationJobPayload, JobAttempt]> = [];
+      const job = payload('once');
+      await queue.enqueue(job);
+      queue.consume(async (p, a) => void calls.push([p, a]), { concurrency: 1, onFinalFailure: noFinalFailure });
+      await waitFor(() => calls.length === 1, 'the job to run');
+      await sleep(QUIET_MS);
+      expect(calls).toEqual([[job, { attempt: 1, maxAttempts: 3 }]]);
+      await waitFor(async () => (await queue.depth()).active === 0, 'the job to leave active');
+      expect(await queue.depth()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+    });
+
+    it('retries with exponential backoff, then succeeds', async () => {
+      const queue = await make({ attempts: 3 });
+      const seen: Array<{ attempt: number; at: number }> = [];
+      const onFinalFailure = jest.fn(async () => undefined);
+      queue.consume(
+        async (_p, { attempt }) => {
+          seen.push({ attempt, at: Date.now() });
+          if (attempt < 3) throw new Error(`transient ${attempt}`);
+        },
+        { concurrency: 1, onFinalFailure },
+      );
+      await queue.enqueue(payload('retry'));
+      await waitFor(() => seen.length === 3, 'three attempts');
+      await sleep(QUIET_MS);
+      expect(seen.map((s) => s.attempt)).toEqual([1, 2, 3]);
+      // backoffMs * 2^(attempt-1): 20 ms, then 40 ms (a little slack for timer granularity)
+      expect(seen[1].at - seen[0].at).toBeGreaterThanOrEqual(BACKOFF_MS - 5);
+      expect(seen[2].at - seen[1].at).toBeGreaterThanOrEqual(2 * BACKOFF_MS - 5);
+      expect(onFinalFailure).not.toHaveBeenCalled();
+    });
+
+    it('reports a final failure once, with the last error, when attempts run out', async () => {
+      const queue = await make({ attempts: 3 });
+      const attempts: number[] = [];
+      const failures: Array<[GenerationJobPayload, Error]> = [];
+      const job = payload('exhaust');
+      queue.consume(
+        async (_p, { attempt }) => {
+          attempts.push(attempt);
+          throw new Error(`boom ${attempt}`);
+        },
+        { concurrency: 1, onFinalFailure: async (p, e) => void failures.push([p, e]) },
+      );
+      await queue.enqueue(job);
+      await waitFor(() => failures.length === 1, 'the final failure');
+      await sleep(QUIET_MS);
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(failures).toHaveLength(1);
+      expect(failures[0][0]).toEqual(job);
+      expect(failures[0][1]).toBeInstanceOf(Error);
+      expect(failures[0][1].message).toBe('boom 3');
+      await waitFor(async () => (await queue.depth()).failed === 1, 'the job to count as failed');
+    });
+
+    it('does not retry a PermanentJobError', async () => {
+      const queue = await make({ attempts: 3 });
+      const handler = jest.fn(async () => {
+        throw new PermanentJobError('record is gone');
+      });
+      const failures: Error[] = [];
+      queue.consume(handler, { concurrency: 1, onFinalFailure: async (_p, e) => void failures.push(e) });
+      await queue.enqueue(payload('permanent'));
+      await waitFor(() => failures.length === 1, 'the final failure');
+      await sleep(QUIET_MS);
+      expect(handler).toHaveBeenCalledTimes(1);
+      expect(failures).toHaveLength(1);
+      expect(failures[0].name).toBe('PermanentJobError');
+      expect(failures[0].message).toBe('record is gone');
+    });
+
+    it('keeps going when onFinalFailure itself throws', async () => {
+      const queue = await make({ attempts: 1 });
+      const ran: string[] = [];
+      queue.consume(
+        async (p) => {
+          ran.push(p.jobId);
+          if (p.jobId.startsWith('bad')) throw new Error('fails');
+        },
+        {
+          concurrency: 1,
+          onFinalFailure: async () => {
+            throw new Error('recording the failure failed');
+          },
+        },
+      );
+      const bad = payload('bad');
+      const good = payload('good');
+      await queue.enqueue(bad);
+      await queue.enqueue(good);
+      await waitFor(() => ran.length === 2, 'both jobs');
+      expect(ran).toEqual([bad.jobId, good.jobId]);
+    });
+
+    it('never runs more than `concurrency` handlers at once', async () => {
+      const queue = await make();
+      let running = 0;
+      let peak = 0;
+      let done = 0;
+      queue.consume(
+        async () => {
+          running++;
+          peak = Math.max(peak, running);
+          await sleep(150);
+          running--;
+          done++;
+        },
+        { concurrency: 2, onFinalFailure: noFinalFailure },
+      );
+      for (let i = 0; i < 6; i++) await queue.enqueue(payload('conc'));
+      await waitFor(() => done === 6, 'six jobs');
+      expect(peak).toBe(2);
+    });
+
+    it('runs a job enqueued twice (or while it runs) only once', async () => {
+      const queue = await make();
+      const job = payload('dup');
+      const gate = deferred();
+      const handler = jest.fn(async () => gate.promise);
+      await queue.enqueue(job);
+      await queue.enqueue({ ...job });
+      queue.consume(handler, { concurrency: 4, onFinalFailure: noFinalFailure });
+      await waitFor(() => handler.mock.calls.length === 1, 'the job to start');
+      await queue.enqueue({ ...job });
+      gate.resolve();
+      await sleep(QUIET_MS);
+      expect(handler).toHaveBeenCalledTimes(1);
+    });
+
+    it('close() waits for the handler in flight', async () => {
+      const queue = await make();
+      const started = deferred();
+      let finishedAt = 0;
+      const consumer = queue.consume(
+        async () => {
+          started.resolve();
+          await sleep(250);
+          finishedAt = Date.now();
+        },
+        { concurrency: 1, onFinalFailure: noFinalFailure },
+      );
+      await queue.enqueue(payload('close'));
+      await started.promise;
+      await consumer.close();
+      const closedAt = Date.now();
+      expect(finishedAt).toBeGreaterThan(0);
+      expect(closedAt).toBeGreaterThanOrEqual(finishedAt);
+    });
+
+    it('keeps jobs enqueued before any consumer and runs them once one starts', async () => {
+      const queue = await make();
+      const jobs = [payload('early'), payload('early'), payload('early')];
+      for (const job of jobs) await queue.enqueue(job);
+      await sleep(50);
+      expect(await queue.depth()).toEqual({ waiting: 3, active: 0, delayed: 0, failed: 0 });
+      const ran: string[] = [];
+      queue.consume(async (p) => void ran.push(p.jobId), { concurrency: 1, onFinalFailure: noFinalFailure });
+      await waitFor(() => ran.length === 3, 'the early jobs');
+      expect(ran.sort()).toEqual(jobs.map((j) => j.jobId).sort());
+      expect((await queue.depth()).waiting).toBe(0);
+    });
+
+    it('refuses work after close()', async () => {
+      const queue = await make();
+      await queue.close();
+      await expect(queue.enqueue(payload('closed'))).rejects.toThrow();
+    });
+  });
+}

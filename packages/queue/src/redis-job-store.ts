@@ -1,0 +1,69 @@
+/**
+ * Production job store: one Redis hash per job at `${prefix}job:${jobId}`, expiring `ttlSeconds`
+ * after creation. Updates touch only an existing hash (one Lua round trip) and never extend its
+ * lifetime. The Redis connection belongs to the caller.
+ */
+import { createHash } from 'node:crypto';
+import type Redis from 'ioredis';
+import type { JobRecord, JobStore } from '@promptpix/core/src/ports/job-store';
+import { decodeJobFields, encodeJobFields } from './job-record-codec';
+
+export interface RedisJobStoreOptions {
+  /** An ioredis connection owned (and closed) by the caller. */
+  redis: Redis;
+  /** Key prefix, e.g. `promptpix:`; keys are `${prefix}job:${jobId}`. */
+  prefix: string;
+}
+
+/** HSET only when the hash exists; HSET leaves the key's TTL alone. */
+const UPDATE_IF_EXISTS = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if #ARGV > 0 then redis.call('HSET', KEYS[1], unpack(ARGV)) end
+return 1
+`;
+const UPDATE_SHA = createHash('sha1').update(UPDATE_IF_EXISTS).digest('hex');
+
+const IDENTITY_FIELDS = new Set(['jobId', 'accountId', 'createdAt', 'request']);
+
+export function createRedisJobStore({ redis, prefix }: RedisJobStoreOptions): JobStore {
+  const keyOf = (jobId: string) => `${prefix}job:${jobId}`;
+
+  const runUpdate = async (key: string, args: string[]): Promise<number> => {
+    try {
+      return (await redis.evalsha(UPDATE_SHA, 1, key, ...args)) as number;
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return (await redis.eval(UPDATE_IF_EXISTS, 1, key, ...args)) as number;
+    }
+  };
+
+  return {
+    async create(record: JobRecord, ttlSeconds: number) {
+      const key = keyOf(record.jobId);
+      const ttlMs = Math.max(1, Math.round(ttlSeconds * 1000));
+      const results = await redis.multi().del(key).hset(key, ...encodeJobFields(record)).pexpire(key, ttlMs).exec();
+      const failed = results?.find(([error]) => error);
+      if (!results || failed) throw failed?.[0] ?? new Error('Redis transaction was aborted');
+    },
+
+    async get(jobId) {
+      return decodeJobFields(await redis.hgetall(keyOf(jobId)));
+    },
+
+    async update(jobId, patch) {
+      const fields = encodeJobFields(patch);
+      const args: string[] = [];
+      for (let i = 0; i < fields.length; i += 2) {
+        if (!IDENTITY_FIELDS.has(fields[i])) args.push(fields[i], fields[i + 1]);
+      }
+      return (await runUpdate(keyOf(jobId), args)) === 1;
+    },
+
+    async ping() {
+      await redis.ping();
+    },
+
+    /** The connection is the caller's: nothing to release here. */
+    async close() {},
+  };
+}
