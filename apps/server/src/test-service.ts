@@ -13,6 +13,7 @@ import winston from 'winston';
 import { createApp } from '@promptpix/gateway/src/app';
 import { buildGatewayDeps } from '@promptpix/gateway/src/build';
 import { startGenerationWorker } from '@promptpix/worker/src/worker';
+import type { ImageModel } from '@promptpix/core';
 import { createLogger, loadConfig, openInfrastructure, type Config, type Infrastructure } from '@promptpix/runtime';
 import { listen } from '@promptpix/runtime/src/process';
 import { createTestDatabase, startTestS3, TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
@@ -25,8 +26,12 @@ export interface TestService {
   shape: Shape;
   baseUrl: string;
   config: Config;
+  /** Variables that point another service at the same state. */
+  env: Record<string, string>;
   infra: Infrastructure;
   logs: string[];
+  /** Model calls made by this service's worker. */
+  modelCalls(): number;
   /** Calls the operator API; returns status and JSON body. */
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** An approved account with one secret and one publishable key. */
@@ -46,9 +51,18 @@ export interface TestAccount {
 
 let accountCounter = 0;
 
-export async function startTestService(shape: Shape, env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<TestService> {
+export interface TestServiceOptions {
+  /** Start the in-process worker (default true). */
+  worker?: boolean;
+  /** Wraps the configured model, e.g. with a fake provider that fails or is slow. */
+  model?: (configured: ImageModel) => ImageModel;
+  /** A second gateway on the same PostgreSQL, Redis prefix and S3 bucket as this one. */
+  shareWith?: TestService;
+}
+
+export async function startTestService(shape: Shape, env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'promptpix-test-'));
-  const cleanups: Array<() => Promise<void>> = [async () => rmSync(dataDir, { recursive: true, force: true })];
+  const cleanups: Array<() => Promise<void>> = options.shareWith ? [] : [async () => rmSync(dataDir, { recursive: true, force: true })];
   const baseEnv: Record<string, string> = {
     DATA_DIR: dataDir,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
@@ -57,7 +71,9 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     JOB_BACKOFF_MS: '20',
     WORKER_CONCURRENCY: '4',
   };
-  if (shape === 'production') {
+  if (options.shareWith) {
+    Object.assign(baseEnv, options.shareWith.env);
+  } else if (shape === 'production') {
     const db = await createTestDatabase();
     const s3 = await startTestS3();
     cleanups.push(() => db.drop(), () => s3.stop());
@@ -78,6 +94,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
   const server = await listen((req, res) => handler(req, res), 0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${server.port}`;
   const config = loadConfig({ ...baseEnv, PUBLIC_BASE_URL: baseUrl, ...env });
+  const sharedEnv = Object.fromEntries(Object.entries(baseEnv).filter(([k]) => /^(DATABASE_|REDIS_|S3_|DATA_DIR)/.test(k)));
 
   const logs: string[] = [];
   const capture = new Writable({
@@ -87,7 +104,16 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     },
   });
   const logger = createLogger({ level: config.log.level, format: 'json', service: 'promptpix-test', transports: [new winston.transports.Stream({ stream: capture })] });
-  const infra = await openInfrastructure(config, logger, { migrate: true });
+  const infra = await openInfrastructure(config, logger, { migrate: !options.shareWith });
+  let calls = 0;
+  const configured = options.model ? options.model(infra.model) : infra.model;
+  infra.model = {
+    name: configured.name,
+    generate: (request, signal) => {
+      calls++;
+      return configured.generate(request, signal);
+    },
+  };
   const consumer = options.worker === false ? null : startGenerationWorker(infra, config, logger);
   handler = createApp(buildGatewayDeps(infra, config, logger, config.adminToken));
 
@@ -107,6 +133,8 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     config,
     infra,
     logs,
+    env: sharedEnv,
+    modelCalls: () => calls,
     admin,
     async createAccount(o = {}) {
       const handle = `acct-${process.pid}-${++accountCounter}`;

@@ -92,14 +92,16 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
   async function generate(account: QuotaAccount, request: GenerationRequest, key: CacheKey): Promise<Started> {
     const flightKey = flightKeyOf(key, request);
     const jobId = d.newId();
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // Join an identical generation in flight. Its holder may still be between claiming the key
+    // and writing the job record, so a missing record is waited for briefly before taking over.
+    for (let attempt = 0; ; attempt++) {
       const holder = await d.singleFlight.claim(flightKey, jobId, JOB_TTL_SECONDS);
       if (holder === null) break;
       const joined = await d.jobStore.get(holder);
       if (joined && joined.status !== 'failed') return { job: joined, quota: await d.quota.peek(account), outcome: 'joined' };
-      // The holder failed or vanished: take over its key.
-      await d.singleFlight.release(flightKey, holder);
-      if (attempt === 2) throw new AppError('unavailable', ErrorMessages.serviceUnavailable, {}, { 'Retry-After': '1' });
+      if (attempt >= 40) throw new AppError('unavailable', ErrorMessages.serviceUnavailable, {}, { 'Retry-After': '1' });
+      if (joined || attempt >= 20) await d.singleFlight.release(flightKey, holder);
+      else await new Promise((r) => setTimeout(r, 25));
     }
 
     const reservation = await d.quota.reserve(account).catch(async (error) => {

@@ -32,6 +32,9 @@ export interface LibraryMatch {
  */
 export function nearestLibraryImageSql(q: LibraryQuery): Prisma.Sql {
   const filters: Prisma.Sql[] = [
+    // `%` (similarity above pg_trgm.similarity_threshold, 0.3) lets the planner use the index
+    // to find candidates instead of ranking every row; exact prompts always pass it.
+    Prisma.sql`"normalizedPrompt" % ${q.normalizedPrompt}`,
     Prisma.sql`"sourceImageId" IS NULL`,
     Prisma.sql`"createdAt" <= ${q.joinedBefore}`,
     Prisma.sql`"style" IS NOT DISTINCT FROM ${q.style}`,

@@ -1,0 +1,91 @@
+import request from 'supertest';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+
+describe.each(SHAPES)('instant mode and the shared library (%s)', (shape) => {
+  let service: TestService;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    service = await startTestService(shape, { LIBRARY_DELAY_SECONDS: '0' });
+    account = await service.createAccount({ plan: 'business', monthlyGenerations: 0 });
+  });
+  afterAll(() => service.stop());
+
+  const instant = (body: object) => request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ ...body, mode: 'instant' });
+
+  it('404 while the library is empty', async () => {
+    const res = await instant({ prompt: 'a lighthouse on a rocky coast at sunset' });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'No library image is close enough' });
+  });
+
+  it('library seed fills an empty library once', async () => {
+    const seeded = await service.admin('POST', '/admin/api/v1/library/seed');
+    expect(seeded.status).toBe(201);
+    expect(seeded.body.seeded).toBeGreaterThanOrEqual(20);
+    const again = await service.admin('POST', '/admin/api/v1/library/seed');
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ seeded: 0, existing: seeded.body.seeded });
+  });
+
+  it('exact: same prompt and style, score 1, an account-owned image id; free of quota on an account with none left', async () => {
+    const res = await instant({ prompt: '  a lighthouse on a rocky coast   at sunset', style: 'watercolor' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: 'completed',
+      imageUrl: expect.stringMatching(/^http/),
+      imageId: expect.any(String),
+      match: 'exact',
+      matchScore: 1,
+      poolImageId: expect.any(String),
+    });
+    expect(res.body.imageId).not.toBe(res.body.poolImageId);
+    expect(res.headers['x-quota-used']).toBeUndefined();
+    // The image id belongs to the caller: the image endpoint redirects to the same file.
+    const owned = await request(service.baseUrl).get(`/api/v1/image/${res.body.imageId}`).set('Authorization', `Bearer ${account.secretKey}`).redirects(0);
+    expect(owned.status).toBe(302);
+    expect(owned.headers.location).toBe(res.body.imageUrl);
+    // Asking again gives the same owned record.
+    expect((await instant({ prompt: 'a lighthouse on a rocky coast at sunset', style: 'watercolor' })).body.imageId).toBe(res.body.imageId);
+  });
+
+  it('nearest: a similar prompt with a score between the threshold and 1', async () => {
+    const res = await instant({ prompt: 'lighthouse on the coast at sunset' });
+    expect(res.status).toBe(200);
+    expect(res.body.match).toBe('nearest');
+    expect(res.body.matchScore).toBeGreaterThanOrEqual(0.3);
+    expect(res.body.matchScore).toBeLessThan(1);
+    const pool = await service.infra.db.prisma.image.findUnique({ where: { id: res.body.poolImageId } });
+    expect(pool?.prompt).toBe('a lighthouse on a rocky coast at sunset');
+  });
+
+  it('404 when nothing is close enough', async () => {
+    const res = await instant({ prompt: 'quarterly tax spreadsheet reconciliation' });
+    expect(res.status).toBe(404);
+  });
+
+  it('filters by style and age bucket', async () => {
+    const cartoon = await instant({ prompt: 'a red fox in a snowy forest', style: 'cartoon' });
+    expect(cartoon.body.match).toBe('exact');
+    const kids = await instant({ prompt: 'a red fox in a snowy forest', ageBuckets: ['kids'] });
+    // Only the cartoon fox is for kids, and it has a style: nothing unstyled for kids matches it.
+    expect(kids.status === 404 || kids.body.poolImageId !== cartoon.body.poolImageId).toBe(true);
+    const adults = await instant({ prompt: 'a meeting in an office', ageBuckets: ['adults'] });
+    expect(adults.status).toBe(200);
+    const pool = await service.infra.db.prisma.image.findUnique({ where: { id: adults.body.poolImageId } });
+    expect(pool?.ageBucket).toBe('adults');
+  });
+
+  it('images join the library only after LIBRARY_DELAY_SECONDS', async () => {
+    const delayed = await startTestService(shape, { LIBRARY_DELAY_SECONDS: '3600' });
+    try {
+      const acct = await delayed.createAccount();
+      const made = await request(delayed.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${acct.secretKey}`).send({ prompt: 'a brand new comet' });
+      await delayed.waitForJob(made.body.jobId, acct.secretKey);
+      const res = await request(delayed.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${acct.secretKey}`).send({ prompt: 'a brand new comet', mode: 'instant' });
+      expect(res.status).toBe(404);
+    } finally {
+      await delayed.stop();
+    }
+  });
+});

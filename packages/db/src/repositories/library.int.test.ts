@@ -1,0 +1,89 @@
+import { Prisma } from '../generated/client';
+import { createTestDatabase, type TestDatabase } from '@promptpix/testing';
+import { openDatabase, type Database } from '../client';
+import { migrateDatabase } from '../migrations/runner';
+import { createLibraryRepository, nearestLibraryImageSql } from './library';
+
+const SUBJECTS = ['fox', 'lighthouse', 'castle', 'robot', 'dragon', 'garden', 'harbour', 'city', 'forest', 'desert', 'owl', 'train', 'violin', 'comet', 'bakery'];
+const SETTINGS = ['at dawn', 'in the rain', 'under stars', 'in winter', 'by the sea', 'on a hill', 'at noon', 'in fog'];
+
+/** 10,000 library images: one INSERT ... SELECT generate_series. */
+async function fillLibrary(db: Database, count: number) {
+  const account = await db.prisma.account.create({ data: { handle: `lib-${Date.now()}`, email: 'l@x.io' } });
+  await db.prisma.$executeRaw`
+    INSERT INTO "Image" ("id", "accountId", "prompt", "normalizedPrompt", "width", "height", "format", "seed", "storageKey", "bytes", "tags", "createdAt")
+    SELECT gen_random_uuid(), ${account.id}::uuid, p, p, 1024, 1024, 'webp', i, 'images/' || i || '.webp', 1,
+           ARRAY[CASE WHEN i % 2 = 0 THEN 'even' ELSE 'odd' END], now() - interval '40 days'
+    FROM (
+      SELECT i, 'a ' || (${SUBJECTS}::text[])[1 + i % ${SUBJECTS.length}] || ' ' || (${SETTINGS}::text[])[1 + (i / 15) % ${SETTINGS.length}] || ' number ' || i AS p
+      FROM generate_series(1, ${count}) AS i
+    ) AS rows`;
+  await db.prisma.$executeRawUnsafe('ANALYZE "Image"');
+}
+
+const targets: Array<[string, () => Promise<{ db: Database; cleanup: () => Promise<void> }>]> = [
+  [
+    'postgres',
+    async () => {
+      const test: TestDatabase = await createTestDatabase();
+      await migrateDatabase({ kind: 'postgres', url: test.url });
+      const db = await openDatabase({ kind: 'postgres', url: test.url });
+      return { db, cleanup: async () => { await db.close(); await test.drop(); } };
+    },
+  ],
+  [
+    'pglite',
+    async () => {
+      const db = await openDatabase({ kind: 'pglite' });
+      await migrateDatabase(db);
+      return { db, cleanup: () => db.close() };
+    },
+  ],
+];
+
+describe.each(targets)('shared library nearest match over 10,000 images (%s)', (_name, open) => {
+  let db: Database;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    ({ db, cleanup } = await open());
+    await fillLibrary(db, 10_000);
+  }, 120_000);
+  afterAll(() => cleanup());
+
+  const query = (normalizedPrompt: string, extra: { tags?: string[]; style?: string | null } = {}) => ({
+    normalizedPrompt,
+    style: extra.style ?? null,
+    tags: extra.tags,
+    joinedBefore: new Date(Date.now() - 30 * 24 * 3600 * 1000),
+  });
+
+  it('is one query whose candidates come from the trigram index, not a scan of the table', async () => {
+    const rows = await db.prisma.$queryRaw<Array<{ 'QUERY PLAN': unknown }>>(Prisma.sql`EXPLAIN (FORMAT JSON) ${nearestLibraryImageSql(query('a dragon under stars'))}`);
+    const plan = JSON.stringify(rows[0]['QUERY PLAN']);
+    expect(plan).toContain('Image_normalizedPrompt_trgm_idx');
+    expect(plan).toMatch(/"Node Type":"(Index Scan|Bitmap Index Scan)"/);
+    expect(plan).not.toMatch(/"Node Type":"Seq Scan"/);
+    if (process.env.SHOW_PLAN) console.log(plan);
+  });
+
+  it('finds the exact prompt first, then the nearest, with a similarity score', async () => {
+    const library = createLibraryRepository(db.prisma);
+    const [{ prompt }] = await db.prisma.$queryRaw<Array<{ prompt: string }>>`SELECT "normalizedPrompt" AS prompt FROM "Image" ORDER BY "seed" LIMIT 1 OFFSET 4321`;
+    const hit = await library.nearest(query(prompt));
+    expect(hit?.normalizedPrompt).toBe(prompt);
+    expect(hit?.score).toBe(1);
+    const near = await library.nearest(query('dragon beneath the stars'));
+    expect(near?.normalizedPrompt).toMatch(/dragon/);
+    expect(near!.score).toBeGreaterThan(0);
+    expect(near!.score).toBeLessThan(1);
+  });
+
+  it('filters by tags and style', async () => {
+    const library = createLibraryRepository(db.prisma);
+    const [{ prompt }] = await db.prisma.$queryRaw<Array<{ prompt: string }>>`SELECT "normalizedPrompt" AS prompt FROM "Image" WHERE 'odd' = ANY("tags") LIMIT 1`;
+    const even = await library.nearest(query(prompt, { tags: ['even'] }));
+    expect(even?.tags).toEqual(['even']);
+    expect(even?.normalizedPrompt).not.toBe(prompt);
+    expect(await library.nearest(query('a dragon under stars', { style: 'watercolor' }))).toBeNull();
+  });
+});
