@@ -10,6 +10,7 @@ import { generateRoutes } from './http/routes/generate';
 import { healthRoutes } from './http/routes/health';
 import { imageRoutes } from './http/routes/images';
 import { jobRoutes } from './http/routes/jobs';
+import { permalinkRoutes } from './http/routes/permalinks';
 import { renderRoutes } from './http/routes/render';
 
 export const JSON_BODY_LIMIT = '1mb';
@@ -37,6 +38,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use(jobRoutes(deps));
   app.use(imageRoutes(deps));
   app.use(renderRoutes(deps));
+  app.use(permalinkRoutes(deps));
   app.use(adminRoutes(deps));
   if (deps.localFilesRoot) app.use(fileRoutes(deps.localFilesRoot));
 

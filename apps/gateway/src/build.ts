@@ -7,11 +7,15 @@ export const SERVICE_NAME = 'promptpix';
 export function buildGatewayDeps(infra: Infrastructure, config: Config, logger: Logger, adminToken: string | undefined): GatewayDeps {
   return {
     serviceName: SERVICE_NAME,
+    publicBaseUrl: config.publicBaseUrl,
     logger,
     accounts: infra.accounts,
     apiKeys: infra.apiKeys,
     images: infra.images,
     library: infra.library,
+    imageFlags: infra.imageFlags,
+    permalinks: infra.permalinks,
+    styles: infra.styles,
     model: infra.model,
     libraryDelaySeconds: config.libraryDelaySeconds,
     jobStore: infra.jobStore,

@@ -1,15 +1,20 @@
 import type { EventRecorder, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
-import type { AccountRepository, ApiKeyRepository, ImageRepository, LibraryRepository } from '@promptpix/db';
+import type { AccountRepository, ApiKeyRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 
 /** Everything the gateway talks to; built by a composition root (main.ts, the embedded server, tests). */
 export interface GatewayDeps {
   serviceName: string;
+  /** Absolute base of the service's own URLs (permalinks). */
+  publicBaseUrl: string;
   logger: Logger;
   accounts: AccountRepository;
   apiKeys: ApiKeyRepository;
   images: ImageRepository;
   library: LibraryRepository;
+  imageFlags: ImageFlagRepository;
+  permalinks: PermalinkRepository;
+  styles: StyleRepository;
   /** Used by the gateway only for operator tasks (library seed, style previews). */
   model: ImageModel;
   libraryDelaySeconds: number;

@@ -12,3 +12,4 @@ export * from './services/event-recorder';
 export * from './services/generation-service';
 export * from './render-cache';
 export * from './services/instant-service';
+export * from './permalinks';

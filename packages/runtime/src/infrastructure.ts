@@ -21,8 +21,11 @@ import {
   createAccountRepository,
   createApiKeyRepository,
   createEventRepository,
+  createImageFlagRepository,
   createImageRepository,
   createLibraryRepository,
+  createPermalinkRepository,
+  createStyleRepository,
   createQuotaStore,
   migrateDatabase,
   openDatabase,
@@ -40,6 +43,9 @@ export interface Infrastructure {
   apiKeys: ReturnType<typeof createApiKeyRepository>;
   images: ReturnType<typeof createImageRepository>;
   library: ReturnType<typeof createLibraryRepository>;
+  imageFlags: ReturnType<typeof createImageFlagRepository>;
+  permalinks: ReturnType<typeof createPermalinkRepository>;
+  styles: ReturnType<typeof createStyleRepository>;
   jobStore: JobStore;
   queue: GenerationQueue;
   storage: Storage;
@@ -97,6 +103,9 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     apiKeys: createApiKeyRepository(db.prisma),
     images: createImageRepository(db.prisma),
     library: createLibraryRepository(db.prisma),
+    imageFlags: createImageFlagRepository(db.prisma),
+    permalinks: createPermalinkRepository(db.prisma),
+    styles: createStyleRepository(db.prisma),
     jobStore,
     queue,
     storage: createStorage(config.storage),

@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import { AppError, isUuid } from '@promptpix/core';
+import { AppError, fieldError, isUuid } from '@promptpix/core';
 import type { GatewayDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
 import { adminAuth } from './admin-auth';
 import { seedLibrary } from './library-seed';
-import { createAccountSchema, createKeySchema, patchAccountSchema } from './schemas';
+import { createAccountSchema, createKeySchema, createPermalinkSchema, patchAccountSchema } from './schemas';
 
 type Account = NonNullable<Awaited<ReturnType<GatewayDeps['accounts']['findByHandle']>>>;
 
@@ -69,6 +69,20 @@ export function adminRoutes(deps: GatewayDeps) {
     if (!isUuid(req.params.id) || !(await deps.apiKeys.revoke(req.params.id))) throw new AppError('not_found', 'Key not found');
     deps.logger.info('key revoked', { keyId: req.params.id });
     res.status(204).end();
+  });
+
+  router.post('/admin/api/v1/accounts/:handle/permalinks', async (req, res) => {
+    const input = parseOrThrow(createPermalinkSchema, req.body);
+    const account = await accountByHandle(req.params.handle);
+    try {
+      const created = await deps.permalinks.create(account.id, input.name, input.imageIds);
+      if (!created.ok) throw fieldError('imageIds', `Not images of this account: ${created.missing.join(', ')}`);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw fieldError('name', 'A permalink with this name already exists');
+      throw error;
+    }
+    const url = `${deps.publicBaseUrl}/api/img/${encodeURIComponent(account.handle)}/${encodeURIComponent(input.name)}`;
+    res.status(201).json({ name: input.name, url, imageIds: input.imageIds });
   });
 
   router.post('/admin/api/v1/library/seed', async (_req, res) => {

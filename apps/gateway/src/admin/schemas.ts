@@ -30,3 +30,8 @@ export const createKeySchema = z.object({
   name: z.string().trim().min(1).max(100),
   domains: z.array(domainEntry).max(100).default([]),
 });
+
+export const createPermalinkSchema = z.object({
+  name: z.string().regex(/^[A-Za-z0-9._~-]{1,200}$/, 'letters, digits and . _ ~ -, 1 to 200 characters'),
+  imageIds: z.array(z.uuid()).min(1).max(100).refine((ids) => new Set(ids).size === ids.length, 'Duplicate image ids'),
+});

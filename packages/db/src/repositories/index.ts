@@ -3,3 +3,6 @@ export * from './api-keys';
 export * from './images';
 export * from './events';
 export * from './library';
+export * from './image-flags';
+export * from './permalinks';
+export * from './styles';

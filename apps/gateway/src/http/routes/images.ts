@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { AppError, isUuid } from '@promptpix/core';
 import { ErrorMessages } from '@promptpix/contracts';
 import type { GatewayDeps } from '../../deps';
@@ -6,9 +6,30 @@ import { authenticate, authOf } from '../middleware/auth';
 
 const ONE_DAY = 24 * 3600;
 
+type Flag = 'pin' | 'unpin' | 'reject';
+const FLAG_BODY: Record<Flag, (id: string) => object> = {
+  pin: (id) => ({ id, pinned: true }),
+  unpin: (id) => ({ id, pinned: false }),
+  reject: (id) => ({ id, rejected: true }),
+};
+
+/** PATCH/DELETE …/pin and PATCH …/reject: one transaction each; another account's image is a 404. */
+const setFlag = (deps: GatewayDeps, flag: Flag) => async (req: Request, res: Response) => {
+  const id = req.params.id as string;
+  const accountId = authOf(res).account.id;
+  const done = isUuid(id) && (await deps.imageFlags[flag](id, accountId));
+  if (!done) throw new AppError('not_found', ErrorMessages.imageNotFound);
+  if (flag !== 'unpin') deps.events.record({ accountId, eventType: flag, imageId: id });
+  res.json(FLAG_BODY[flag](id));
+};
+
 /** GET /api/v1/image/:id: secret key; 302 to the stable file address, cacheable for a day. */
 export const imageRoutes = (deps: GatewayDeps) =>
-  Router().get('/api/v1/image/:id', authenticate(deps.apiKeys, { allow: 'secret' }), async (req, res) => {
+  Router()
+  .patch('/api/v1/image/:id/pin', authenticate(deps.apiKeys, { allow: 'secret' }), setFlag(deps, 'pin'))
+  .delete('/api/v1/image/:id/pin', authenticate(deps.apiKeys, { allow: 'secret' }), setFlag(deps, 'unpin'))
+  .patch('/api/v1/image/:id/reject', authenticate(deps.apiKeys, { allow: 'secret' }), setFlag(deps, 'reject'))
+  .get('/api/v1/image/:id', authenticate(deps.apiKeys, { allow: 'secret' }), async (req, res) => {
     const id = req.params.id as string;
     const accountId = authOf(res).account.id;
     if (!isUuid(id)) throw new AppError('not_found', ErrorMessages.imageNotFound);

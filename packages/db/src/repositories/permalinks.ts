@@ -1,0 +1,39 @@
+import type { PrismaClient } from '../generated/client';
+
+export const createPermalinkRepository = (prisma: PrismaClient) => ({
+  /** Creates a permalink over images the account owns; returns the ids it could not find. */
+  async create(accountId: string, name: string, imageIds: string[]) {
+    const owned = await prisma.image.findMany({ where: { id: { in: imageIds }, accountId }, select: { id: true } });
+    const missing = imageIds.filter((id) => !owned.some((o) => o.id === id));
+    if (missing.length > 0) return { ok: false as const, missing };
+    const permalink = await prisma.permalink.create({
+      data: { accountId, name, images: { create: imageIds.map((imageId, i) => ({ imageId, addedAt: new Date(Date.now() + i) })) } },
+    });
+    return { ok: true as const, permalink };
+  },
+
+  /**
+   * Everything serving needs, in one query: the permalink's images and the domain lists of the
+   * account's live publishable keys (for the Referer check).
+   */
+  findForServing: (handle: string, name: string) =>
+    prisma.permalink.findFirst({
+      where: { name, account: { handle } },
+      select: {
+        id: true,
+        accountId: true,
+        rotation: true,
+        images: { select: { imageId: true, addedAt: true, image: { select: { storageKey: true, pinned: true, rejected: true } } } },
+        account: { select: { keys: { where: { kind: 'publishable', revokedAt: null }, select: { domains: true } } } },
+      },
+    }),
+
+  /** Moves the round robin one step (atomic); returns the position to serve. */
+  async advance(permalinkId: string): Promise<number> {
+    const rows = await prisma.$queryRaw<Array<{ rotation: number }>>`
+      UPDATE "Permalink" SET "rotation" = "rotation" + 1 WHERE "id" = ${permalinkId}::uuid RETURNING "rotation" - 1 AS "rotation"`;
+    return rows.length > 0 ? Number(rows[0].rotation) : 0;
+  },
+});
+
+export type PermalinkRepository = ReturnType<typeof createPermalinkRepository>;
