@@ -5,6 +5,8 @@ import { corsPreflight } from './http/middleware/cors-preflight';
 import { errorHandler, notFound } from './http/middleware/error-handler';
 import { requestId } from './http/middleware/request-id';
 import { requestLog } from './http/middleware/request-log';
+import { analyticsRoutes } from './http/routes/analytics';
+import { embedRoutes } from './http/routes/embed';
 import { fileRoutes } from './http/routes/files';
 import { generateRoutes } from './http/routes/generate';
 import { healthRoutes } from './http/routes/health';
@@ -39,6 +41,8 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use(imageRoutes(deps));
   app.use(renderRoutes(deps));
   app.use(permalinkRoutes(deps));
+  app.use(embedRoutes(deps));
+  app.use(analyticsRoutes(deps));
   app.use(adminRoutes(deps));
   if (deps.localFilesRoot) app.use(fileRoutes(deps.localFilesRoot));
 

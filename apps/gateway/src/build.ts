@@ -1,10 +1,32 @@
-import { createGenerationService, createInstantService, newId } from '@promptpix/core';
+import { createEmbedResolver, createGenerationService, createInstantService, newId } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import type { GatewayDeps } from './deps';
 
 export const SERVICE_NAME = 'promptpix';
 
 export function buildGatewayDeps(infra: Infrastructure, config: Config, logger: Logger, adminToken: string | undefined): GatewayDeps {
+  const generations = createGenerationService({
+    jobStore: infra.jobStore,
+    queue: infra.queue,
+    quota: infra.quota,
+    cache: infra.images,
+    singleFlight: infra.singleFlight,
+    storage: infra.storage,
+    events: infra.events,
+    now: () => new Date(),
+    newId,
+    onError: (message, error) => logger.error(message, { error }),
+  });
+  const instant = createInstantService({
+    library: infra.library,
+    saveCopy: async (copy) => {
+      await infra.images.saveLibraryCopy(copy);
+    },
+    storage: infra.storage,
+    now: () => new Date(),
+    libraryDelaySeconds: config.libraryDelaySeconds,
+    minScore: config.instantMinScore,
+  });
   return {
     serviceName: SERVICE_NAME,
     publicBaseUrl: config.publicBaseUrl,
@@ -23,31 +45,20 @@ export function buildGatewayDeps(infra: Infrastructure, config: Config, logger: 
     storage: infra.storage,
     quota: infra.quota,
     events: infra.events,
+    eventStore: infra.eventStore,
     rateLimiter: infra.rateLimiter,
     singleFlight: infra.singleFlight,
     now: () => new Date(),
     renderWaitMs: config.renderWaitMs,
-    generations: createGenerationService({
-      jobStore: infra.jobStore,
-      queue: infra.queue,
-      quota: infra.quota,
-      cache: infra.images,
-      singleFlight: infra.singleFlight,
+    generations,
+    instant,
+    embed: createEmbedResolver({
+      findCachedMany: (accountId, keys) => infra.images.findCachedMany(accountId, keys),
+      findPermalinks: (accountId, names) => infra.permalinks.findManyByName(accountId, names),
+      generations,
+      instant,
       storage: infra.storage,
       events: infra.events,
-      now: () => new Date(),
-      newId,
-      onError: (message, error) => logger.error(message, { error }),
-    }),
-    instant: createInstantService({
-      library: infra.library,
-      saveCopy: async (copy) => {
-        await infra.images.saveLibraryCopy(copy);
-      },
-      storage: infra.storage,
-      now: () => new Date(),
-      libraryDelaySeconds: config.libraryDelaySeconds,
-      minScore: config.instantMinScore,
     }),
     adminToken,
     localFilesRoot: config.storage.kind === 'local' ? config.storage.root : undefined,

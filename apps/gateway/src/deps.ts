@@ -1,5 +1,5 @@
-import type { EventRecorder, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
-import type { AccountRepository, ApiKeyRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository } from '@promptpix/db';
+import type { EmbedResolver, EventRecorder, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
+import type { AccountRepository, ApiKeyRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 
 /** Everything the gateway talks to; built by a composition root (main.ts, the embedded server, tests). */
@@ -24,7 +24,10 @@ export interface GatewayDeps {
   quota: QuotaService;
   generations: GenerationService;
   instant: InstantService;
+  embed: EmbedResolver;
   events: EventRecorder;
+  /** Reads of stored analytics events (exports). */
+  eventStore: EventRepository;
   rateLimiter: RateLimiter;
   singleFlight: SingleFlight;
   now: () => Date;

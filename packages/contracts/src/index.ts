@@ -1,3 +1,4 @@
 export * from './generate';
 export * from './job';
 export * from './errors';
+export * from './embed';

@@ -13,3 +13,4 @@ export * from './services/generation-service';
 export * from './render-cache';
 export * from './services/instant-service';
 export * from './permalinks';
+export * from './services/embed-resolver';

@@ -52,6 +52,7 @@ export interface Infrastructure {
   model: ImageModel;
   quota: QuotaService;
   events: EventRecorder;
+  eventStore: ReturnType<typeof createEventRepository>;
   rateLimiter: RateLimiter;
   singleFlight: SingleFlight;
   /** Releases everything, in dependency order. */
@@ -112,6 +113,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     model: createModel(config.model),
     quota: createQuotaService({ store: createQuotaStore(db.prisma), monthlyGenerations: config.monthlyGenerations, now }),
     events,
+    eventStore: eventRepository,
     rateLimiter: redis ? createRedisRateLimiter({ redis, prefix }) : createMemoryRateLimiter(),
     singleFlight: redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight(),
     async close() {

@@ -4,7 +4,8 @@ import type { GatewayDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
 import { adminAuth } from './admin-auth';
 import { seedLibrary } from './library-seed';
-import { createAccountSchema, createKeySchema, createPermalinkSchema, patchAccountSchema } from './schemas';
+import { streamEvents } from './analytics-export';
+import { analyticsExportQuerySchema, createAccountSchema, createKeySchema, createPermalinkSchema, patchAccountSchema } from './schemas';
 
 type Account = NonNullable<Awaited<ReturnType<GatewayDeps['accounts']['findByHandle']>>>;
 
@@ -83,6 +84,13 @@ export function adminRoutes(deps: GatewayDeps) {
     }
     const url = `${deps.publicBaseUrl}/api/img/${encodeURIComponent(account.handle)}/${encodeURIComponent(input.name)}`;
     res.status(201).json({ name: input.name, url, imageIds: input.imageIds });
+  });
+
+  router.get('/admin/api/v1/accounts/:handle/analytics/export', async (req, res) => {
+    const query = parseOrThrow(analyticsExportQuerySchema, req.query);
+    const account = await accountByHandle(req.params.handle);
+    await deps.events.flush();
+    await streamEvents(res, query.format, deps.eventStore.export(account.id, query.from, query.to));
   });
 
   router.post('/admin/api/v1/library/seed', async (_req, res) => {

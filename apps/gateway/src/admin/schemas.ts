@@ -35,3 +35,11 @@ export const createPermalinkSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9._~-]{1,200}$/, 'letters, digits and . _ ~ -, 1 to 200 characters'),
   imageIds: z.array(z.uuid()).min(1).max(100).refine((ids) => new Set(ids).size === ids.length, 'Duplicate image ids'),
 });
+
+const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date()).transform((v) => new Date(v));
+
+export const analyticsExportQuerySchema = z.object({
+  format: z.enum(['csv', 'ndjson']).default('ndjson'),
+  from: isoDate.optional().transform((v) => v ?? new Date(0)),
+  to: isoDate.optional().transform((v) => v ?? new Date(Date.now() + 1000)),
+});

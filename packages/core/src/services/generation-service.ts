@@ -67,8 +67,8 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
     }
   }
 
-  async function fromCache(account: QuotaAccount, request: GenerationRequest, key: CacheKey): Promise<Started | null> {
-    const decision = decideFromCache(await d.cache.findCached(key), request);
+  async function fromCache(account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[]): Promise<Started | null> {
+    const decision = decideFromCache(candidates, request);
     if (decision.kind === 'miss') return null;
     const quota = await d.quota.peek(account);
     if (decision.kind === 'exact') {
@@ -124,11 +124,16 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
     return { job, quota: reservation.state, outcome: 'generated' };
   }
 
+  /** Like start, with the cache key's stored images already read (embed reads a batch in one query). */
+  async function startWithCandidates(account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[]): Promise<Started> {
+    return (await fromCache(account, request, candidates)) ?? generate(account, request, cacheKeyOf(account.id, request));
+  }
+
   return {
     async start(account: QuotaAccount, request: GenerationRequest): Promise<Started> {
-      const key = cacheKeyOf(account.id, request);
-      return (await fromCache(account, request, key)) ?? generate(account, request, key);
+      return startWithCandidates(account, request, await d.cache.findCached(cacheKeyOf(account.id, request)));
     },
+    startWithCandidates,
   };
 };
 

@@ -56,6 +56,32 @@ export const createImageRepository = (prisma: PrismaClient) => ({
   findLatestByPrompt: (accountId: string, normalizedPrompt: string) =>
     prisma.image.findFirst({ where: { accountId, normalizedPrompt, rejected: false }, orderBy: { createdAt: 'desc' } }),
 
+  /** Every live image under any of these cache keys of one account: one query for an embed batch. */
+  findCachedMany: (accountId: string, keys: CacheKey[]) =>
+    prisma.image.findMany({
+      where: {
+        accountId,
+        rejected: false,
+        normalizedPrompt: { in: [...new Set(keys.map((k) => k.normalizedPrompt))] },
+      },
+      select: {
+        id: true,
+        storageKey: true,
+        width: true,
+        height: true,
+        format: true,
+        sourceImageId: true,
+        rejected: true,
+        createdAt: true,
+        normalizedPrompt: true,
+        style: true,
+        characterId: true,
+        ageBucket: true,
+      },
+      orderBy: { createdAt: 'desc' },
+      take: 50 * keys.length,
+    }),
+
   /** Every image stored under one render-cache key (originals and variants); one indexed query. */
   findCached: (key: CacheKey): Promise<CachedImage[]> =>
     prisma.image.findMany({

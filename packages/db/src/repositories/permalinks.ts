@@ -28,6 +28,15 @@ export const createPermalinkRepository = (prisma: PrismaClient) => ({
       },
     }),
 
+  /** The images of several permalinks of one account, for embed shortcuts: one query, no rotation step. */
+  async findManyByName(accountId: string, names: string[]) {
+    const rows = await prisma.permalink.findMany({
+      where: { accountId, name: { in: names } },
+      select: { name: true, rotation: true, images: { select: { imageId: true, addedAt: true, image: { select: { storageKey: true, pinned: true, rejected: true } } } } },
+    });
+    return new Map(rows.map((r) => [r.name, { rotation: r.rotation, images: r.images.map((i) => ({ imageId: i.imageId, addedAt: i.addedAt, ...i.image })) }]));
+  },
+
   /** Moves the round robin one step (atomic); returns the position to serve. */
   async advance(permalinkId: string): Promise<number> {
     const rows = await prisma.$queryRaw<Array<{ rotation: number }>>`

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { ageBuckets, imageFormats } from './generate';
+
+const embedDimension = z
+  .number({ error: 'Expected an integer' })
+  .int({ error: 'Expected an integer' })
+  .min(256, { error: 'Must be at least 256' })
+  .max(2048, { error: 'Must be at most 2048' });
+
+export const embedElementSchema = z
+  .object({
+    id: z.string({ error: 'Expected a string' }).min(1, { error: 'Must be 1 to 100 characters' }).max(100, { error: 'Must be 1 to 100 characters' }),
+    prompt: z.string({ error: 'Expected a string' }).min(1, { error: 'Must be 1 to 2000 characters' }).max(2000, { error: 'Must be 1 to 2000 characters' }).optional(),
+    shortcut: z.string({ error: 'Expected a string' }).min(1, { error: 'Must be 1 to 200 characters' }).max(200, { error: 'Must be 1 to 200 characters' }).optional(),
+    style: z.string({ error: 'Expected a string' }).min(1).max(200, { error: 'At most 200 characters' }).optional(),
+    width: embedDimension.default(1024),
+    height: embedDimension.default(1024),
+    format: z.enum(imageFormats, { error: 'Expected one of png, jpeg, webp' }).default('webp'),
+    character: z.uuid({ error: 'Expected a uuid' }).optional(),
+    age: z.enum(ageBuckets, { error: 'Expected one of kids, bigkids, adults' }).optional(),
+    mode: z.enum(['generate', 'instant'], { error: 'Expected generate or instant' }).default('generate'),
+    tags: z.array(z.string().min(1).max(100), { error: 'Expected an array of strings' }).max(10, { error: 'At most 10 tags' }).optional(),
+  })
+  .refine((e) => e.prompt !== undefined || e.shortcut !== undefined, { error: 'Each element needs a prompt or a shortcut', path: ['prompt'] });
+
+/** Body of POST /api/v1/embed/resolve. */
+export const embedResolveBodySchema = z.object({
+  elements: z.array(embedElementSchema, { error: 'Expected an array of elements' }).min(1, { error: 'At least 1 element' }).max(50, { error: 'At most 50 elements' }),
+});
+
+export type EmbedElement = z.infer<typeof embedElementSchema>;
+
+export interface EmbedResult {
+  id: string;
+  status: 'ready' | 'generating' | 'failed';
+  imageUrl?: string;
+  imageId?: string;
+  jobId?: string;
+  error?: string;
+  match?: 'exact' | 'nearest';
+  matchScore?: number | null;
+  poolImageId?: string;
+}
+
+export const analyticsEventTypes = ['impression', 'click', 'generate', 'cache_hit', 'pin', 'reject', 'style_applied', 'heart', 'flag', 'view'] as const;
+
+/** Body of POST /api/v1/analytics/events. */
+export const analyticsBodySchema = z.object({
+  events: z
+    .array(
+      z.object({
+        eventType: z.enum(analyticsEventTypes, { error: `Expected one of ${analyticsEventTypes.join(', ')}` }),
+        imageId: z.uuid({ error: 'Expected a uuid' }).optional(),
+        metadata: z
+          .record(z.string(), z.unknown(), { error: 'Expected an object' })
+          .refine((m) => JSON.stringify(m).length <= 4096, { error: 'At most 4 KB of metadata' })
+          .optional(),
+      }),
+      { error: 'Expected an array of events' },
+    )
+    .min(1, { error: 'At least 1 event' })
+    .max(100, { error: 'At most 100 events' }),
+});

@@ -1,0 +1,104 @@
+import { ErrorMessages, type EmbedElement, type EmbedResult, type GenerationRequest } from '@promptpix/contracts';
+import { AppError } from '../errors';
+import { choosePermalinkImage, type PermalinkCandidate } from '../permalinks';
+import type { Storage } from '../ports/storage';
+import { cacheKeyOf, decideFromCache, type CacheKey, type CachedImage } from '../render-cache';
+import type { EventRecorder } from './event-recorder';
+import type { GenerationService } from './generation-service';
+import type { InstantService } from './instant-service';
+import type { QuotaAccount } from './quota-service';
+
+export interface CachedImageWithKey extends CachedImage {
+  normalizedPrompt: string;
+  style: string | null;
+  characterId: string | null;
+  ageBucket: string | null;
+}
+
+export interface EmbedResolverDeps {
+  /** Every stored image under any of these cache keys of one account: one query. */
+  findCachedMany(accountId: string, keys: CacheKey[]): Promise<CachedImageWithKey[]>;
+  /** The images of these permalinks of one account: one query. */
+  findPermalinks(accountId: string, names: string[]): Promise<Map<string, { rotation: number; images: PermalinkCandidate[] }>>;
+  generations: Pick<GenerationService, 'startWithCandidates'>;
+  instant: Pick<InstantService, 'match'>;
+  storage: Pick<Storage, 'publicUrl'>;
+  events: EventRecorder;
+  /** Checks an element's style for this account (unknown → field error); returns it resolved. */
+  checkStyle?(account: QuotaAccount & { plan: string }, style: string | undefined): Promise<void>;
+}
+
+const sameKey = (a: CacheKey, b: Omit<CacheKey, 'accountId'>) =>
+  a.normalizedPrompt === b.normalizedPrompt && a.style === b.style && a.characterId === b.characterId && a.ageBucket === b.ageBucket;
+
+const failure = (error: unknown): string => {
+  if (error instanceof AppError) {
+    const field = (error.body.details as { fieldErrors?: Record<string, string[]> } | undefined)?.fieldErrors;
+    const first = field && Object.entries(field)[0];
+    return first ? `${first[0]}: ${first[1][0]}` : error.message;
+  }
+  return ErrorMessages.internal;
+};
+
+/**
+ * POST /api/v1/embed/resolve for one account: shortcuts from their permalinks, instant elements
+ * from the library, generate elements from the render cache (one query for the whole batch) or
+ * a started/joined job. One failing element never fails the batch.
+ */
+export const createEmbedResolver = (d: EmbedResolverDeps) => ({
+  async resolve(account: QuotaAccount & { plan: string }, elements: EmbedElement[], onError: (e: unknown) => void): Promise<EmbedResult[]> {
+    const generateElements = elements.filter((e) => e.prompt !== undefined && e.mode === 'generate' && e.shortcut === undefined);
+    const shortcutNames = [...new Set(elements.filter((e) => e.shortcut !== undefined).map((e) => e.shortcut!))];
+    const keys = generateElements.map((e) => cacheKeyOf(account.id, { prompt: e.prompt!, style: e.style, character: e.character, ageBucket: e.age }));
+    const [cached, permalinks] = await Promise.all([
+      keys.length > 0 ? d.findCachedMany(account.id, keys) : Promise.resolve([]),
+      shortcutNames.length > 0 ? d.findPermalinks(account.id, shortcutNames) : Promise.resolve(new Map()),
+    ]);
+
+    const resolveOne = async (element: EmbedElement): Promise<EmbedResult> => {
+      const id = element.id;
+      if (element.shortcut !== undefined) {
+        const permalink = permalinks.get(element.shortcut);
+        const chosen = permalink && choosePermalinkImage(permalink.images, permalink.rotation);
+        return chosen ? { id, status: 'ready', imageUrl: d.storage.publicUrl(chosen.storageKey), imageId: chosen.imageId } : { id, status: 'failed', error: 'Unknown or empty shortcut' };
+      }
+      if (element.character) return { id, status: 'failed', error: 'character: Unknown character' };
+      await d.checkStyle?.(account, element.style);
+      if (element.mode === 'instant') {
+        const match = await d.instant.match(account.id, { prompt: element.prompt!, style: element.style, ageBucket: element.age, tags: element.tags });
+        if (!match) return { id, status: 'failed', error: 'No library image is close enough' };
+        return { id, status: 'ready', imageUrl: match.imageUrl, imageId: match.imageId, match: match.match, matchScore: match.matchScore, poolImageId: match.poolImageId };
+      }
+      const request: GenerationRequest = {
+        prompt: element.prompt!,
+        style: element.style,
+        strength: 1,
+        width: element.width,
+        height: element.height,
+        format: element.format,
+        ageBucket: element.age,
+      };
+      const key = cacheKeyOf(account.id, request);
+      const candidates = cached.filter((c) => sameKey(key, c));
+      const decision = decideFromCache(candidates, request);
+      if (decision.kind === 'exact') {
+        d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.image.id, metadata: { via: 'embed' } });
+        return { id, status: 'ready', imageUrl: d.storage.publicUrl(decision.image.storageKey), imageId: decision.image.id };
+      }
+      const started = await d.generations.startWithCandidates(account, request, candidates);
+      if (started.job.status === 'completed' && started.job.imageUrl) return { id, status: 'ready', imageUrl: started.job.imageUrl, imageId: started.job.imageId };
+      return { id, status: 'generating', jobId: started.job.jobId };
+    };
+
+    return Promise.all(
+      elements.map((element) =>
+        resolveOne(element).catch((error): EmbedResult => {
+          if (!(error instanceof AppError)) onError(error);
+          return { id: element.id, status: 'failed', error: failure(error) };
+        }),
+      ),
+    );
+  },
+});
+
+export type EmbedResolver = ReturnType<typeof createEmbedResolver>;
