@@ -1,4 +1,4 @@
-import { createEmbedResolver, createGenerationService, createInstantService, newId } from '@promptpix/core';
+import { createEmbedResolver, createGenerationService, createInstantService, createKeyCache, newId } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import type { GatewayDeps } from './deps';
 
@@ -27,12 +27,16 @@ export function buildGatewayDeps(infra: Infrastructure, config: Config, logger: 
     libraryDelaySeconds: config.libraryDelaySeconds,
     minScore: config.instantMinScore,
   });
+  const keyCache = createKeyCache({ lookup: (hash) => infra.apiKeys.findActiveByHash(hash) });
+  infra.invalidation.subscribe((message) => keyCache.invalidate(message));
   return {
     serviceName: SERVICE_NAME,
     publicBaseUrl: config.publicBaseUrl,
     logger,
     accounts: infra.accounts,
     apiKeys: infra.apiKeys,
+    credentials: { findActiveByHash: (hash) => keyCache.get(hash) },
+    invalidation: infra.invalidation,
     images: infra.images,
     library: infra.library,
     imageFlags: infra.imageFlags,

@@ -1,4 +1,4 @@
-import type { EmbedResolver, EventRecorder, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
+import type { EmbedResolver, EventRecorder, InvalidationBus, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
 import type { AccountRepository, ApiKeyRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 
@@ -10,6 +10,9 @@ export interface GatewayDeps {
   logger: Logger;
   accounts: AccountRepository;
   apiKeys: ApiKeyRepository;
+  /** Key lookups for authentication: cached in process, evicted through `invalidation`. */
+  credentials: Pick<ApiKeyRepository, 'findActiveByHash'>;
+  invalidation: InvalidationBus;
   images: ImageRepository;
   library: LibraryRepository;
   imageFlags: ImageFlagRepository;

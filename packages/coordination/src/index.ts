@@ -1,3 +1,4 @@
 export * from './memory-rate-limiter';
 export * from './redis-rate-limiter';
 export * from './single-flight';
+export * from './invalidation-bus';

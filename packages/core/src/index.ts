@@ -14,3 +14,4 @@ export * from './render-cache';
 export * from './services/instant-service';
 export * from './permalinks';
 export * from './services/embed-resolver';
+export * from './services/key-cache';

@@ -12,11 +12,19 @@ import {
   type ImageModel,
   type JobStore,
   type QuotaService,
+  type InvalidationBus,
   type RateLimiter,
   type SingleFlight,
   type Storage,
 } from '@promptpix/core';
-import { createMemoryRateLimiter, createMemorySingleFlight, createRedisRateLimiter, createRedisSingleFlight } from '@promptpix/coordination';
+import {
+  createLocalInvalidationBus,
+  createMemoryRateLimiter,
+  createMemorySingleFlight,
+  createRedisInvalidationBus,
+  createRedisRateLimiter,
+  createRedisSingleFlight,
+} from '@promptpix/coordination';
 import {
   createAccountRepository,
   createApiKeyRepository,
@@ -55,6 +63,8 @@ export interface Infrastructure {
   eventStore: ReturnType<typeof createEventRepository>;
   rateLimiter: RateLimiter;
   singleFlight: SingleFlight;
+  /** Credential changes announced to every gateway process. */
+  invalidation: InvalidationBus;
   /** Releases everything, in dependency order. */
   close(): Promise<void>;
 }
@@ -93,6 +103,15 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     ? createBullGenerationQueue({ redisUrl: config.redis.url, prefix: config.redis.prefix, attempts: config.worker.attempts, backoffMs: config.worker.backoffMs })
     : createInProcessGenerationQueue({ attempts: config.worker.attempts, backoffMs: config.worker.backoffMs });
   const eventRepository = createEventRepository(db.prisma);
+  const invalidation = redis
+    ? createRedisInvalidationBus({
+        publisher: redis,
+        // Subscriber mode needs a connection of its own; it resubscribes by itself after a reconnect.
+        subscriber: redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null }),
+        prefix,
+        onError: (error) => logger.warn('invalidation bus error', { error }),
+      })
+    : createLocalInvalidationBus();
   const events = createEventRecorder({
     write: (batch) => eventRepository.insertMany(batch),
     onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
@@ -116,10 +135,12 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     eventStore: eventRepository,
     rateLimiter: redis ? createRedisRateLimiter({ redis, prefix }) : createMemoryRateLimiter(),
     singleFlight: redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight(),
+    invalidation,
     async close() {
       await queue.close().catch((e: unknown) => logger.warn('queue close failed', { error: e }));
       await events.close();
       await jobStore.close();
+      await invalidation.close();
       redis?.disconnect();
       await db.close();
     },

@@ -54,6 +54,7 @@ export function adminRoutes(deps: GatewayDeps) {
     const patch = parseOrThrow(patchAccountSchema, req.body);
     await accountByHandle(req.params.handle);
     const account = await deps.accounts.update(req.params.handle, patch);
+    await deps.invalidation.publish({ kind: 'account', accountId: account.id });
     deps.logger.info('account updated', { handle: account.handle, ...patch });
     res.json(accountView(account));
   });
@@ -68,6 +69,7 @@ export function adminRoutes(deps: GatewayDeps) {
 
   router.delete('/admin/api/v1/keys/:id', async (req, res) => {
     if (!isUuid(req.params.id) || !(await deps.apiKeys.revoke(req.params.id))) throw new AppError('not_found', 'Key not found');
+    await deps.invalidation.publish({ kind: 'key', keyId: req.params.id });
     deps.logger.info('key revoked', { keyId: req.params.id });
     res.status(204).end();
   });

@@ -20,3 +20,12 @@ export interface SingleFlight {
   /** Releases `key` if `owner` still holds it. */
   release(key: string, owner: string): Promise<void>;
 }
+
+/** Tells every gateway process that cached credentials changed (key revoked, account status/plan changed). */
+export interface InvalidationBus {
+  publish(message: InvalidationMessage): Promise<void>;
+  subscribe(handler: (message: InvalidationMessage) => void): void;
+  close(): Promise<void>;
+}
+
+export type InvalidationMessage = { kind: 'key'; keyId: string } | { kind: 'account'; accountId: string };

@@ -140,3 +140,40 @@ describe.each(SHAPES)('authentication and CORS (%s)', (shape) => {
     expect(all).not.toContain(account.publishableKey.slice(8));
   });
 });
+
+describe('key cache across gateway processes', () => {
+  let first: TestService;
+  let second: TestService;
+  beforeAll(async () => {
+    first = await startTestService('production', {}, { worker: false });
+    second = await startTestService('production', {}, { worker: false, shareWith: first });
+  });
+  afterAll(async () => {
+    await second.stop();
+    await first.stop();
+  });
+
+  const pollStatus = (base: string, key: string) => request(base).get('/api/v1/job/none').set('Authorization', `Bearer ${key}`).then((r) => r.status);
+  const eventually = async (check: () => Promise<boolean>) => {
+    for (let i = 0; i < 50; i++) {
+      if (await check()) return true;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return false;
+  };
+
+  it('a key revoked through one gateway stops working on the other (pub/sub eviction, not the cache ttl)', async () => {
+    const account = await first.createAccount();
+    expect(await pollStatus(second.baseUrl, account.secretKey)).toBe(404); // now cached in the second gateway
+    await first.admin('DELETE', `/admin/api/v1/keys/${account.secretKeyId}`);
+    expect(await pollStatus(first.baseUrl, account.secretKey)).toBe(401);
+    expect(await eventually(async () => (await pollStatus(second.baseUrl, account.secretKey)) === 401)).toBe(true);
+  });
+
+  it('suspending an account takes effect on every gateway', async () => {
+    const account = await first.createAccount();
+    expect(await pollStatus(second.baseUrl, account.publishableKey)).toBe(404);
+    await first.admin('PATCH', `/admin/api/v1/accounts/${account.handle}`, { status: 'suspended' });
+    expect(await eventually(async () => (await pollStatus(second.baseUrl, account.publishableKey)) === 403)).toBe(true);
+  });
+});

@@ -32,7 +32,7 @@ export interface AuthOptions {
  * Spec, Authentication 1–8: key present and known, account approved, key kind allowed,
  * origin on the key's domain list; then the CORS answer for the actual response.
  */
-export const authenticate = (apiKeys: ApiKeyRepository, options: AuthOptions): RequestHandler => async (req, res, next) => {
+export const authenticate = (apiKeys: Pick<ApiKeyRepository, 'findActiveByHash'>, options: AuthOptions): RequestHandler => async (req, res, next) => {
   // Until we know the key, any origin may read the error (no credentials are involved).
   res.setHeader('Access-Control-Allow-Origin', '*');
   const key = presentedKey(req);

@@ -7,7 +7,7 @@ import { parseOrThrow } from '../validate';
 
 /** POST /api/v1/embed/resolve: either key (browsers use a publishable one), rate limited. */
 export const embedRoutes = (deps: GatewayDeps) =>
-  Router().post('/api/v1/embed/resolve', authenticate(deps.apiKeys, { allow: 'either' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
+  Router().post('/api/v1/embed/resolve', authenticate(deps.credentials, { allow: 'either' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
     const { elements } = parseOrThrow(embedResolveBodySchema, req.body);
     const results = await deps.embed.resolve(authOf(res).account, elements, (error) => deps.logger.error('embed element failed', { error }));
     res.setHeader('Cache-Control', 'no-store');

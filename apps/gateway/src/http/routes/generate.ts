@@ -8,7 +8,7 @@ import { parseOrThrow } from '../validate';
 
 /** POST /api/v1/generate: secret key; 202 with a job to poll (generate mode). */
 export const generateRoutes = (deps: GatewayDeps) =>
-  Router().post('/api/v1/generate', authenticate(deps.apiKeys, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
+  Router().post('/api/v1/generate', authenticate(deps.credentials, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
     const body = parseOrThrow(generateBodySchema, req.body);
     if (body.character) throw fieldError('character', 'Unknown character');
     const { account } = authOf(res);

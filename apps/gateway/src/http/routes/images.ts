@@ -26,10 +26,10 @@ const setFlag = (deps: GatewayDeps, flag: Flag) => async (req: Request, res: Res
 /** GET /api/v1/image/:id: secret key; 302 to the stable file address, cacheable for a day. */
 export const imageRoutes = (deps: GatewayDeps) =>
   Router()
-  .patch('/api/v1/image/:id/pin', authenticate(deps.apiKeys, { allow: 'secret' }), setFlag(deps, 'pin'))
-  .delete('/api/v1/image/:id/pin', authenticate(deps.apiKeys, { allow: 'secret' }), setFlag(deps, 'unpin'))
-  .patch('/api/v1/image/:id/reject', authenticate(deps.apiKeys, { allow: 'secret' }), setFlag(deps, 'reject'))
-  .get('/api/v1/image/:id', authenticate(deps.apiKeys, { allow: 'secret' }), async (req, res) => {
+  .patch('/api/v1/image/:id/pin', authenticate(deps.credentials, { allow: 'secret' }), setFlag(deps, 'pin'))
+  .delete('/api/v1/image/:id/pin', authenticate(deps.credentials, { allow: 'secret' }), setFlag(deps, 'unpin'))
+  .patch('/api/v1/image/:id/reject', authenticate(deps.credentials, { allow: 'secret' }), setFlag(deps, 'reject'))
+  .get('/api/v1/image/:id', authenticate(deps.credentials, { allow: 'secret' }), async (req, res) => {
     const id = req.params.id as string;
     const accountId = authOf(res).account.id;
     if (!isUuid(id)) throw new AppError('not_found', ErrorMessages.imageNotFound);

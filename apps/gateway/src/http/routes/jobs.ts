@@ -20,7 +20,7 @@ const JOB_ID = /^[A-Za-z0-9-]{1,100}$/;
 
 /** GET /api/v1/job/:jobId: either key; reads only the job store; never rate limited. */
 export const jobRoutes = (deps: GatewayDeps) =>
-  Router().get('/api/v1/job/:jobId', authenticate(deps.apiKeys, { allow: 'either' }), async (req, res) => {
+  Router().get('/api/v1/job/:jobId', authenticate(deps.credentials, { allow: 'either' }), async (req, res) => {
     const jobId = req.params.jobId as string;
     const job = JOB_ID.test(jobId) ? await deps.jobStore.get(jobId) : null;
     if (!job || job.accountId !== authOf(res).account.id) throw new AppError('not_found', ErrorMessages.jobNotFound);

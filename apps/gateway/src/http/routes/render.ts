@@ -31,7 +31,7 @@ function redirect(res: Response, url: string) {
  * still running → 503 + Retry-After with the jobId. Out of quota: any image of the exact prompt.
  */
 export const renderRoutes = (deps: GatewayDeps) =>
-  Router().get('/api/v1/render', authenticate(deps.apiKeys, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
+  Router().get('/api/v1/render', authenticate(deps.credentials, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
     const query = parseOrThrow(renderQuerySchema, req.query);
     if (query.character) throw fieldError('character', 'Unknown character');
     const request: GenerationRequest = {

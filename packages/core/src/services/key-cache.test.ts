@@ -1,0 +1,75 @@
+import { createKeyCache } from './key-cache';
+
+const key = (id: string, accountId = 'acc-1') => ({ id, account: { id: accountId } });
+
+describe('key cache', () => {
+  let clock = 0;
+  const now = () => clock;
+  beforeEach(() => (clock = 1_000));
+
+  it('reads the database once per key within the ttl, again after it', async () => {
+    const lookup = jest.fn(async (hash: string) => (hash === 'h1' ? key('k1') : null));
+    const cache = createKeyCache({ lookup, now, ttlMs: 10_000 });
+    expect(await cache.get('h1')).toEqual(key('k1'));
+    clock += 9_999;
+    await cache.get('h1');
+    expect(lookup).toHaveBeenCalledTimes(1);
+    clock += 2;
+    await cache.get('h1');
+    expect(lookup).toHaveBeenCalledTimes(2);
+  });
+
+  it('remembers unknown keys only briefly', async () => {
+    const lookup = jest.fn(async () => null);
+    const cache = createKeyCache({ lookup, now, negativeTtlMs: 2_000 });
+    await cache.get('bad');
+    await cache.get('bad');
+    expect(lookup).toHaveBeenCalledTimes(1);
+    clock += 2_001;
+    await cache.get('bad');
+    expect(lookup).toHaveBeenCalledTimes(2);
+  });
+
+  it('concurrent misses share one read', async () => {
+    const lookup = jest.fn(async () => key('k1'));
+    const cache = createKeyCache({ lookup, now });
+    await Promise.all(Array.from({ length: 20 }, () => cache.get('h1')));
+    expect(lookup).toHaveBeenCalledTimes(1);
+  });
+
+  it.each([
+    [{ kind: 'key', keyId: 'k1' }, 2],
+    [{ kind: 'account', accountId: 'acc-1' }, 2],
+    [{ kind: 'key', keyId: 'other' }, 1],
+    [{ kind: 'account', accountId: 'acc-2' }, 1],
+  ] as const)('invalidate %j → %d database reads', async (message, reads) => {
+    const lookup = jest.fn(async () => key('k1', 'acc-1'));
+    const cache = createKeyCache({ lookup, now });
+    await cache.get('h1');
+    cache.invalidate(message);
+    await cache.get('h1');
+    expect(lookup).toHaveBeenCalledTimes(reads);
+  });
+
+  it('does not cache a read that raced with an invalidation', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const lookup = jest.fn(async () => {
+      await gate;
+      return key('k1');
+    });
+    const cache = createKeyCache({ lookup, now });
+    const pending = cache.get('h1');
+    cache.invalidate({ kind: 'key', keyId: 'k1' });
+    release();
+    await pending;
+    await cache.get('h1');
+    expect(lookup).toHaveBeenCalledTimes(2);
+  });
+
+  it('bounds its size', async () => {
+    const cache = createKeyCache({ lookup: async (h) => key(h), now, maxEntries: 3 });
+    for (const h of ['a', 'b', 'c', 'd', 'e']) await cache.get(h);
+    expect(cache.size()).toBe(3);
+  });
+});
