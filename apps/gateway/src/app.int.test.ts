@@ -24,6 +24,13 @@ describe('gateway basics (embedded)', () => {
     expect(res.headers['x-powered-by']).toBeUndefined();
   });
 
+  it.each(['/api/v1/job/%E0%A4%A', '/api/img/%zz/x', '/api/v1/image/%'])('a malformed path escape is a 400, not a 500: %s', async (path) => {
+    const res = await request(service.baseUrl).get(path).set('Authorization', 'Bearer sk_live_' + 'a'.repeat(40));
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(res.body.error).toEqual(expect.any(String));
+  });
+
   it('unknown routes are a JSON 404', async () => {
     const res = await request(service.baseUrl).get('/api/v1/nothing-here');
     expect(res.status).toBe(404);

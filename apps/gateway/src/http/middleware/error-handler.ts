@@ -31,7 +31,8 @@ function fromParserError(error: { type?: string; status?: number }): AppError | 
     case 'request.aborted':
       return new AppError('invalid_request', ErrorMessages.invalidJson);
     default:
-      return null;
+      // Other client errors raised by Express itself (a malformed %-escape in a path, ...).
+      return typeof error.status === 'number' && error.status >= 400 && error.status < 500 ? new AppError('invalid_request', ErrorMessages.invalidRequest, { details: { formErrors: ['Malformed request'], fieldErrors: {} } }) : null;
   }
 }
 

@@ -1,0 +1,42 @@
+import { ConfigError, loadConfig, requireSplitDeployment } from './config';
+
+describe('config', () => {
+  it('embedded defaults on an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.database.kind).toBe('pglite');
+    expect(config.redis).toBeUndefined();
+    expect(config.storage.kind).toBe('local');
+    expect(config.publicBaseUrl).toBe('http://localhost:3000');
+    expect(config.model).toEqual({ provider: 'procedural', latencyMs: 0 });
+    expect(config.monthlyGenerations.free).toBe(100);
+  });
+
+  it('production adapters when their variables are set', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgresql://u@h/db', REDIS_URL: 'redis://h:6379', S3_BUCKET: 'b', S3_ENDPOINT: 'http://minio:9000' });
+    expect(config.database).toMatchObject({ kind: 'postgres', url: 'postgresql://u@h/db' });
+    expect(config.redis).toEqual({ url: 'redis://h:6379', prefix: 'promptpix' });
+    expect(config.storage).toMatchObject({ kind: 's3', bucket: 'b', forcePathStyle: true });
+    expect(() => requireSplitDeployment(config, 'gateway')).not.toThrow();
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+    [{ WORKER_CONCURRENCY: '0' }, 'WORKER_CONCURRENCY'],
+    [{ MODEL_PROVIDER: 'dalle' }, 'MODEL_PROVIDER'],
+    [{ INSTANT_MIN_SCORE: '2' }, 'INSTANT_MIN_SCORE'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'id' }, 'S3_SECRET_ACCESS_KEY'],
+  ])('%j fails naming %s', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(name);
+  });
+
+  it('split processes need DATABASE_URL and REDIS_URL', () => {
+    expect(() => requireSplitDeployment(loadConfig({}), 'worker')).toThrow('DATABASE_URL, REDIS_URL');
+  });
+});
