@@ -1,10 +1,17 @@
-import { createEmbedResolver, createGenerationService, createInstantService, createKeyCache, newId } from '@promptpix/core';
+import { createEmbedResolver, createGenerationService, createInstantService, createKeyCache, createStyleResolver, newId } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import type { GatewayDeps } from './deps';
 
 export const SERVICE_NAME = 'promptpix';
 
-export function buildGatewayDeps(infra: Infrastructure, config: Config, logger: Logger, adminToken: string | undefined): GatewayDeps {
+export function buildGatewayDeps(
+  infra: Infrastructure,
+  config: Config,
+  logger: Logger,
+  adminToken: string | undefined,
+  stylePreviews: () => Record<string, string> = () => ({}),
+): GatewayDeps {
+  const styleResolver = createStyleResolver({ findOwn: (accountId, id) => infra.styles.findOwn(accountId, id) });
   const generations = createGenerationService({
     jobStore: infra.jobStore,
     queue: infra.queue,
@@ -42,6 +49,8 @@ export function buildGatewayDeps(infra: Infrastructure, config: Config, logger: 
     imageFlags: infra.imageFlags,
     permalinks: infra.permalinks,
     styles: infra.styles,
+    styleResolver,
+    stylePreviews,
     model: infra.model,
     libraryDelaySeconds: config.libraryDelaySeconds,
     jobStore: infra.jobStore,
@@ -63,6 +72,7 @@ export function buildGatewayDeps(infra: Infrastructure, config: Config, logger: 
       instant,
       storage: infra.storage,
       events: infra.events,
+      resolveStyle: (account, style) => styleResolver.resolve(account, style),
     }),
     adminToken,
     localFilesRoot: config.storage.kind === 'local' ? config.storage.root : undefined,

@@ -1,4 +1,4 @@
-import type { EmbedResolver, EventRecorder, InvalidationBus, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
+import type { EmbedResolver, EventRecorder, InvalidationBus, StyleResolver, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
 import type { AccountRepository, ApiKeyRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 
@@ -18,6 +18,9 @@ export interface GatewayDeps {
   imageFlags: ImageFlagRepository;
   permalinks: PermalinkRepository;
   styles: StyleRepository;
+  styleResolver: StyleResolver;
+  /** Preset id → preview image URL, for the presets whose preview exists. */
+  stylePreviews: () => Record<string, string>;
   /** Used by the gateway only for operator tasks (library seed, style previews). */
   model: ImageModel;
   libraryDelaySeconds: number;

@@ -38,7 +38,12 @@ export type GenerateBody = z.infer<typeof generateBodySchema>;
 /** What a generation job is asked to make, as stored with the job. */
 export interface GenerationRequest {
   prompt: string;
+  /** The style id the caller passed (part of the cache key). */
   style?: string;
+  /** The preset whose look is rendered (an own style renders as its base preset). */
+  renderStyle?: string;
+  /** Prompt template of the style, for real model providers ("{prompt}" is replaced). */
+  promptTemplate?: string;
   strength: number;
   character?: string;
   width: number;

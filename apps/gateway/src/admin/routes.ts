@@ -5,7 +5,7 @@ import { parseOrThrow } from '../http/validate';
 import { adminAuth } from './admin-auth';
 import { seedLibrary } from './library-seed';
 import { streamEvents } from './analytics-export';
-import { analyticsExportQuerySchema, createAccountSchema, createKeySchema, createPermalinkSchema, patchAccountSchema } from './schemas';
+import { analyticsExportQuerySchema, createAccountSchema, createKeySchema, createPermalinkSchema, createStyleSchema, patchAccountSchema } from './schemas';
 
 type Account = NonNullable<Awaited<ReturnType<GatewayDeps['accounts']['findByHandle']>>>;
 
@@ -86,6 +86,20 @@ export function adminRoutes(deps: GatewayDeps) {
     }
     const url = `${deps.publicBaseUrl}/api/img/${encodeURIComponent(account.handle)}/${encodeURIComponent(input.name)}`;
     res.status(201).json({ name: input.name, url, imageIds: input.imageIds });
+  });
+
+  router.post('/admin/api/v1/accounts/:handle/styles', async (req, res) => {
+    const input = parseOrThrow(createStyleSchema, req.body);
+    const account = await accountByHandle(req.params.handle);
+    const style = await deps.styles.create(account.id, input);
+    res.status(201).json({
+      id: style.id,
+      name: style.name,
+      description: style.description,
+      tags: style.tags,
+      baseStyle: style.baseStyle,
+      promptTemplate: style.promptTemplate,
+    });
   });
 
   router.get('/admin/api/v1/accounts/:handle/analytics/export', async (req, res) => {

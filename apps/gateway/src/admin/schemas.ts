@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { plans } from '@promptpix/core';
+import { plans, presetById } from '@promptpix/core';
 
 const accountStatuses = ['pending', 'approved', 'suspended', 'banned'] as const;
 
@@ -42,4 +42,16 @@ export const analyticsExportQuerySchema = z.object({
   format: z.enum(['csv', 'ndjson']).default('ndjson'),
   from: isoDate.optional().transform((v) => v ?? new Date(0)),
   to: isoDate.optional().transform((v) => v ?? new Date(Date.now() + 1000)),
+});
+
+export const createStyleSchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(500).nullable().optional(),
+  tags: z.array(z.string().min(1).max(50)).max(20).default([]),
+  baseStyle: z
+    .string()
+    .refine((id) => presetById(id) !== undefined, 'Unknown preset')
+    .nullable()
+    .optional(),
+  promptTemplate: z.string().max(2000).refine((t) => t.includes('{prompt}'), 'Must contain {prompt}').nullable().optional(),
 });

@@ -66,7 +66,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     } else {
       const generated = await d.model.generate({
         prompt: request.prompt,
-        style: request.style,
+        style: request.renderStyle,
         strength: request.strength,
         seed,
         width: request.width,

@@ -24,8 +24,8 @@ export interface EmbedResolverDeps {
   instant: Pick<InstantService, 'match'>;
   storage: Pick<Storage, 'publicUrl'>;
   events: EventRecorder;
-  /** Checks an element's style for this account (unknown → field error); returns it resolved. */
-  checkStyle?(account: QuotaAccount & { plan: string }, style: string | undefined): Promise<void>;
+  /** Checks an element's style for this account (unknown → field error) and resolves it. */
+  resolveStyle(account: QuotaAccount, style: string | undefined): Promise<{ style?: string; renderStyle?: string; promptTemplate?: string }>;
 }
 
 const sameKey = (a: CacheKey, b: Omit<CacheKey, 'accountId'>) =>
@@ -46,7 +46,7 @@ const failure = (error: unknown): string => {
  * a started/joined job. One failing element never fails the batch.
  */
 export const createEmbedResolver = (d: EmbedResolverDeps) => ({
-  async resolve(account: QuotaAccount & { plan: string }, elements: EmbedElement[], onError: (e: unknown) => void): Promise<EmbedResult[]> {
+  async resolve(account: QuotaAccount, elements: EmbedElement[], onError: (e: unknown) => void): Promise<EmbedResult[]> {
     const generateElements = elements.filter((e) => e.prompt !== undefined && e.mode === 'generate' && e.shortcut === undefined);
     const shortcutNames = [...new Set(elements.filter((e) => e.shortcut !== undefined).map((e) => e.shortcut!))];
     const keys = generateElements.map((e) => cacheKeyOf(account.id, { prompt: e.prompt!, style: e.style, character: e.character, ageBucket: e.age }));
@@ -63,7 +63,7 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
         return chosen ? { id, status: 'ready', imageUrl: d.storage.publicUrl(chosen.storageKey), imageId: chosen.imageId } : { id, status: 'failed', error: 'Unknown or empty shortcut' };
       }
       if (element.character) return { id, status: 'failed', error: 'character: Unknown character' };
-      await d.checkStyle?.(account, element.style);
+      const style = await d.resolveStyle(account, element.style);
       if (element.mode === 'instant') {
         const match = await d.instant.match(account.id, { prompt: element.prompt!, style: element.style, ageBucket: element.age, tags: element.tags });
         if (!match) return { id, status: 'failed', error: 'No library image is close enough' };
@@ -71,7 +71,7 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
       }
       const request: GenerationRequest = {
         prompt: element.prompt!,
-        style: element.style,
+        ...style,
         strength: 1,
         width: element.width,
         height: element.height,

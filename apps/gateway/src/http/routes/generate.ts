@@ -12,6 +12,7 @@ export const generateRoutes = (deps: GatewayDeps) =>
     const body = parseOrThrow(generateBodySchema, req.body);
     if (body.character) throw fieldError('character', 'Unknown character');
     const { account } = authOf(res);
+    const style = await deps.styleResolver.resolve(account, body.style);
     if (body.mode === 'instant') {
       // Instant: the closest shared-library image now; no job, no quota, every plan.
       const result = await deps.instant.match(account.id, { prompt: body.prompt, style: body.style, ageBucket: body.ageBuckets?.[0] });
@@ -20,7 +21,7 @@ export const generateRoutes = (deps: GatewayDeps) =>
     }
     const request: GenerationRequest = {
       prompt: body.prompt,
-      style: body.style,
+      ...style,
       strength: body.strength,
       width: body.width,
       height: body.height,

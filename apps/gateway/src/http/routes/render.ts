@@ -36,7 +36,7 @@ export const renderRoutes = (deps: GatewayDeps) =>
     if (query.character) throw fieldError('character', 'Unknown character');
     const request: GenerationRequest = {
       prompt: query.prompt,
-      style: query.style,
+      ...(await deps.styleResolver.resolve(authOf(res).account, query.style)),
       strength: 1,
       width: query.width,
       height: query.height,

@@ -1,0 +1,41 @@
+import { AppError, fieldError } from '../errors';
+import { isUuid } from '../ids';
+import type { PlanName } from '../plans';
+import { presetById, tierAllows, type StylePreset } from '../styles';
+
+export interface OwnStyle {
+  id: string;
+  baseStyle: string | null;
+  promptTemplate: string | null;
+}
+
+export interface ResolvedStyle {
+  /** What the caller passed: part of the cache key. */
+  style?: string;
+  /** The preset whose look the renderer applies (own styles render as their base preset). */
+  renderStyle?: string;
+  promptTemplate?: string;
+}
+
+/**
+ * `style` on generate, render and embed: a preset id the account's plan allows, or the id of one
+ * of the account's own styles. Unknown → 400 naming the field; above the plan → 403.
+ */
+export const createStyleResolver = (d: { findOwn(accountId: string, id: string): Promise<OwnStyle | null> }) => ({
+  async resolve(account: { id: string; plan: PlanName }, style: string | undefined): Promise<ResolvedStyle> {
+    if (style === undefined) return {};
+    const preset: StylePreset | undefined = presetById(style);
+    if (preset) {
+      if (!tierAllows(account.plan, preset.tier)) {
+        throw new AppError('forbidden', `The style "${preset.id}" needs the ${preset.tier} plan or higher`);
+      }
+      return { style, renderStyle: preset.id, promptTemplate: preset.promptTemplate };
+    }
+    const own = isUuid(style) ? await d.findOwn(account.id, style) : null;
+    if (!own) throw fieldError('style', 'Unknown style: use a preset id or one of your own styles');
+    const base = own.baseStyle ? presetById(own.baseStyle) : undefined;
+    return { style, renderStyle: base?.id, promptTemplate: own.promptTemplate ?? base?.promptTemplate };
+  },
+});
+
+export type StyleResolver = ReturnType<typeof createStyleResolver>;
