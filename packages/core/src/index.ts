@@ -15,3 +15,5 @@ export * from './services/instant-service';
 export * from './permalinks';
 export * from './services/embed-resolver';
 export * from './services/key-cache';
+export * from './styles';
+export * from './services/style-resolver';
