@@ -1,5 +1,6 @@
 import { createEmbedResolver, createGenerationService, createInstantService, createKeyCache, createStyleResolver, newId } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
+import { infrastructureReadiness, instrumentGenerations } from '@promptpix/runtime/src/metrics';
 import type { GatewayDeps } from './deps';
 
 export const SERVICE_NAME = 'promptpix';
@@ -12,7 +13,7 @@ export function buildGatewayDeps(
   stylePreviews: () => Record<string, string> = () => ({}),
 ): GatewayDeps {
   const styleResolver = createStyleResolver({ findOwn: (accountId, id) => infra.styles.findOwn(accountId, id) });
-  const generations = createGenerationService({
+  const generations = instrumentGenerations(infra.metrics, createGenerationService({
     jobStore: infra.jobStore,
     queue: infra.queue,
     quota: infra.quota,
@@ -23,7 +24,7 @@ export function buildGatewayDeps(
     now: () => new Date(),
     newId,
     onError: (message, error) => logger.error(message, { error }),
-  });
+  }));
   const instant = createInstantService({
     library: infra.library,
     saveCopy: async (copy) => {
@@ -50,6 +51,7 @@ export function buildGatewayDeps(
     permalinks: infra.permalinks,
     styles: infra.styles,
     styleResolver,
+    characters: infra.characters,
     stylePreviews,
     model: infra.model,
     libraryDelaySeconds: config.libraryDelaySeconds,
@@ -73,8 +75,12 @@ export function buildGatewayDeps(
       storage: infra.storage,
       events: infra.events,
       resolveStyle: (account, style) => styleResolver.resolve(account, style),
+      characterExists: (accountId, id) => infra.characters.exists(accountId, id),
     }),
     adminToken,
     localFilesRoot: config.storage.kind === 'local' ? config.storage.root : undefined,
+    metrics: infra.metrics,
+    metricsToken: config.metrics.token,
+    ready: infrastructureReadiness(infra, { redis: !!config.redis, logger }),
   };
 }

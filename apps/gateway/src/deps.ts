@@ -1,6 +1,7 @@
 import type { EmbedResolver, EventRecorder, InvalidationBus, StyleResolver, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
-import type { AccountRepository, ApiKeyRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository } from '@promptpix/db';
+import type { AccountRepository, ApiKeyRepository, CharacterRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
+import type { Metrics, ReadinessReport } from '@promptpix/runtime/src/metrics';
 
 /** Everything the gateway talks to; built by a composition root (main.ts, the embedded server, tests). */
 export interface GatewayDeps {
@@ -19,6 +20,7 @@ export interface GatewayDeps {
   permalinks: PermalinkRepository;
   styles: StyleRepository;
   styleResolver: StyleResolver;
+  characters: CharacterRepository;
   /** Preset id → preview image URL, for the presets whose preview exists. */
   stylePreviews: () => Record<string, string>;
   /** Used by the gateway only for operator tasks (library seed, style previews). */
@@ -43,4 +45,9 @@ export interface GatewayDeps {
   adminToken?: string;
   /** Directory served under /files when images live on local disk. */
   localFilesRoot?: string;
+  /** This process's Prometheus registry, served at /metrics (behind `metricsToken` when set). */
+  metrics: Metrics;
+  metricsToken?: string;
+  /** Database, Redis and storage reachable (GET /api/ready). */
+  ready: () => Promise<ReadinessReport>;
 }

@@ -113,6 +113,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
       calls++;
       return configured.generate(request, signal);
     },
+    prepareReference: configured.prepareReference?.bind(configured),
   };
   const consumer = options.worker === false ? null : startGenerationWorker(infra, config, logger);
   handler = createApp(buildGatewayDeps(infra, config, logger, config.adminToken));

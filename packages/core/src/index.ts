@@ -17,3 +17,4 @@ export * from './services/embed-resolver';
 export * from './services/key-cache';
 export * from './styles';
 export * from './services/style-resolver';
+export * from './characters';

@@ -27,6 +27,7 @@ import {
 } from '@promptpix/coordination';
 import {
   createAccountRepository,
+  createCharacterRepository,
   createApiKeyRepository,
   createEventRepository,
   createImageFlagRepository,
@@ -44,6 +45,7 @@ import { createBullGenerationQueue, createInProcessGenerationQueue, createMemory
 import { createLocalDiskStorage, createS3Storage } from '@promptpix/storage';
 import type { Config } from './config';
 import type { Logger } from './logger';
+import { countCacheHits, createMetrics, type Metrics } from './metrics';
 
 export interface Infrastructure {
   db: Database;
@@ -54,6 +56,7 @@ export interface Infrastructure {
   imageFlags: ReturnType<typeof createImageFlagRepository>;
   permalinks: ReturnType<typeof createPermalinkRepository>;
   styles: ReturnType<typeof createStyleRepository>;
+  characters: ReturnType<typeof createCharacterRepository>;
   jobStore: JobStore;
   queue: GenerationQueue;
   storage: Storage;
@@ -65,6 +68,8 @@ export interface Infrastructure {
   singleFlight: SingleFlight;
   /** Credential changes announced to every gateway process. */
   invalidation: InvalidationBus;
+  /** This instance's Prometheus registry (gateway and worker series; queue depth read on scrape). */
+  metrics: Metrics;
   /** Releases everything, in dependency order. */
   close(): Promise<void>;
 }
@@ -112,10 +117,11 @@ export async function openInfrastructure(config: Config, logger: Logger, options
         onError: (error) => logger.warn('invalidation bus error', { error }),
       })
     : createLocalInvalidationBus();
-  const events = createEventRecorder({
+  const metrics = createMetrics({ queueDepth: () => queue.depth() });
+  const events = countCacheHits(createEventRecorder({
     write: (batch) => eventRepository.insertMany(batch),
     onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
-  });
+  }), metrics);
 
   return {
     db,
@@ -126,6 +132,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     imageFlags: createImageFlagRepository(db.prisma),
     permalinks: createPermalinkRepository(db.prisma),
     styles: createStyleRepository(db.prisma),
+    characters: createCharacterRepository(db.prisma),
     jobStore,
     queue,
     storage: createStorage(config.storage),
@@ -136,6 +143,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     rateLimiter: redis ? createRedisRateLimiter({ redis, prefix }) : createMemoryRateLimiter(),
     singleFlight: redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight(),
     invalidation,
+    metrics,
     async close() {
       await queue.close().catch((e: unknown) => logger.warn('queue close failed', { error: e }));
       await events.close();

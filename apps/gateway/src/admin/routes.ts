@@ -5,7 +5,8 @@ import { parseOrThrow } from '../http/validate';
 import { adminAuth } from './admin-auth';
 import { seedLibrary } from './library-seed';
 import { streamEvents } from './analytics-export';
-import { analyticsExportQuerySchema, createAccountSchema, createKeySchema, createPermalinkSchema, createStyleSchema, patchAccountSchema } from './schemas';
+import { analyticsExportQuerySchema, createAccountSchema, createCharacterSchema, createKeySchema, createPermalinkSchema, createStyleSchema, patchAccountSchema, patchCharacterSchema } from './schemas';
+import { storeReferenceImages } from './character-images';
 
 type Account = NonNullable<Awaited<ReturnType<GatewayDeps['accounts']['findByHandle']>>>;
 
@@ -100,6 +101,31 @@ export function adminRoutes(deps: GatewayDeps) {
       baseStyle: style.baseStyle,
       promptTemplate: style.promptTemplate,
     });
+  });
+
+  const characterView = (c: { id: string; name: string; description: string | null; _count: { references: number } }) => ({
+    id: c.id,
+    name: c.name,
+    description: c.description,
+    referenceCount: c._count.references,
+  });
+
+  router.post('/admin/api/v1/accounts/:handle/characters', async (req, res) => {
+    const { images, ...input } = parseOrThrow(createCharacterSchema, req.body);
+    const account = await accountByHandle(req.params.handle);
+    const keys = images ? await storeReferenceImages(deps.storage, images) : [];
+    const character = await deps.characters.create(account.id, input, keys);
+    res.status(201).json(characterView(character));
+  });
+
+  router.patch('/admin/api/v1/accounts/:handle/characters/:id', async (req, res) => {
+    const { images, ...input } = parseOrThrow(patchCharacterSchema, req.body);
+    const account = await accountByHandle(req.params.handle);
+    if (!isUuid(req.params.id)) throw new AppError('not_found', 'Character not found');
+    const keys = images ? await storeReferenceImages(deps.storage, images) : undefined;
+    const character = await deps.characters.update(account.id, req.params.id, input, keys);
+    if (!character) throw new AppError('not_found', 'Character not found');
+    res.json(characterView(character));
   });
 
   router.get('/admin/api/v1/accounts/:handle/analytics/export', async (req, res) => {

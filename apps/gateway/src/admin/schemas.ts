@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { plans, presetById } from '@promptpix/core';
+import { plans, presetById, visualFamilies } from '@promptpix/core';
 
 const accountStatuses = ['pending', 'approved', 'suspended', 'banned'] as const;
 
@@ -54,4 +54,24 @@ export const createStyleSchema = z.object({
     .nullable()
     .optional(),
   promptTemplate: z.string().max(2000).refine((t) => t.includes('{prompt}'), 'Must contain {prompt}').nullable().optional(),
+});
+
+const characterFields = {
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(1000).nullable().optional(),
+  specSheet: z.string().min(1).max(5000).nullable().optional(),
+  behavior: z.enum(['match', 'lock']).default('match'),
+  lockedStyle: z.string().min(1).max(200).nullable().optional(),
+  lockedFamily: z.enum(visualFamilies).nullable().optional(),
+  images: z.array(z.string().min(1)).min(1).max(10).optional(),
+};
+
+export const createCharacterSchema = z
+  .object(characterFields)
+  .refine((c) => c.images !== undefined || c.specSheet, { error: 'Give 1 to 10 reference images or a spec sheet', path: ['images'] });
+
+export const patchCharacterSchema = z.object({
+  ...characterFields,
+  name: characterFields.name.optional(),
+  behavior: z.enum(['match', 'lock']).optional(),
 });

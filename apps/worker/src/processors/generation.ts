@@ -15,6 +15,7 @@ import { generationJobPayloadSchema } from '@promptpix/contracts';
 import type { ImageRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 import { encodeImage } from '@promptpix/models';
+import type { CharacterForScene } from './character-references';
 
 export interface GenerationProcessorDeps {
   jobStore: JobStore;
@@ -24,6 +25,8 @@ export interface GenerationProcessorDeps {
   quota: Pick<QuotaService, 'refund'>;
   events: EventRecorder;
   singleFlight: SingleFlight;
+  /** The character step (references for the scene, preparing a family reference on first use). */
+  characterFor(characterId: string, sceneStyle: string | undefined, seed: number): Promise<CharacterForScene>;
   logger: Logger;
   now: () => Date;
 }
@@ -56,6 +59,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
 
     let input: Buffer;
     let sourceImageId: string | null = null;
+    let character: CharacterForScene | undefined;
     if (job.deriveFrom) {
       // Another size/format of a cached image: re-encode the stored original, no model call.
       const source = await d.images.findById(job.deriveFrom);
@@ -64,6 +68,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       input = bytes;
       sourceImageId = source.id;
     } else {
+      character = request.character ? await d.characterFor(request.character, request.style, seed) : undefined;
       const generated = await d.model.generate({
         prompt: request.prompt,
         style: request.renderStyle,
@@ -71,6 +76,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
         seed,
         width: request.width,
         height: request.height,
+        character: character?.input,
       });
       input = generated.data;
     }
@@ -98,7 +104,8 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString() });
     if (job.flightKey) await d.singleFlight.release(job.flightKey, jobId);
     if (!sourceImageId) {
-      d.events.record({ accountId: job.accountId, eventType: 'generate', imageId, metadata: { jobId, model: d.model.name, ms: completedAt.getTime() - started.getTime() } });
+      const reference = character?.prepared && { referenceFamily: character.prepared.family, referenceReused: character.prepared.reused, referenceMs: character.prepared.ms };
+      d.events.record({ accountId: job.accountId, eventType: 'generate', imageId, metadata: { jobId, model: d.model.name, ms: completedAt.getTime() - started.getTime(), ...reference } });
       if (request.style) d.events.record({ accountId: job.accountId, eventType: 'style_applied', imageId, metadata: { style: request.style } });
     }
     d.logger.info('generation completed', { jobId, imageId, attempt: attempt.attempt, ms: completedAt.getTime() - started.getTime() });

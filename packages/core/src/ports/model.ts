@@ -2,11 +2,29 @@
 export interface ModelRequest {
   prompt: string;
   style?: string;
+  /** The style's prompt template ("… {prompt} …"); remote models send the prompt filled into it. */
+  promptTemplate?: string;
   /** 0..1, how strongly the style applies. */
   strength: number;
   seed: number;
   width: number;
   height: number;
+  /** A character to put in the scene: its reference images (original or prepared for the scene's family). */
+  character?: CharacterReferenceInput;
+}
+
+export interface CharacterReferenceInput {
+  /** Encoded images; empty for a character described only by a spec sheet. */
+  images: Buffer[];
+  specSheet?: string;
+  name: string;
+}
+
+export interface ReferencePreparation {
+  character: CharacterReferenceInput;
+  /** Visual family (photographic, painterly, ...) the reference is prepared for. */
+  family: string;
+  seed: number;
 }
 
 export interface ModelImage {
@@ -19,6 +37,11 @@ export interface ModelImage {
 export interface ImageModel {
   readonly name: string;
   generate(request: ModelRequest, signal?: AbortSignal): Promise<ModelImage>;
+  /**
+   * Prepares a reusable reference of a character in one visual family (first use of a family).
+   * Models without it use the original references for every family.
+   */
+  prepareReference?(input: ReferencePreparation, signal?: AbortSignal): Promise<ModelImage>;
 }
 
 /** A model failure that may succeed on retry (timeouts, 429, 5xx). */

@@ -24,6 +24,7 @@ export interface EmbedResolverDeps {
   instant: Pick<InstantService, 'match'>;
   storage: Pick<Storage, 'publicUrl'>;
   events: EventRecorder;
+  characterExists(accountId: string, characterId: string): Promise<boolean>;
   /** Checks an element's style for this account (unknown → field error) and resolves it. */
   resolveStyle(account: QuotaAccount, style: string | undefined): Promise<{ style?: string; renderStyle?: string; promptTemplate?: string }>;
 }
@@ -62,7 +63,7 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
         const chosen = permalink && choosePermalinkImage(permalink.images, permalink.rotation);
         return chosen ? { id, status: 'ready', imageUrl: d.storage.publicUrl(chosen.storageKey), imageId: chosen.imageId } : { id, status: 'failed', error: 'Unknown or empty shortcut' };
       }
-      if (element.character) return { id, status: 'failed', error: 'character: Unknown character' };
+      if (element.character && !(await d.characterExists(account.id, element.character))) return { id, status: 'failed', error: 'character: Unknown character' };
       const style = await d.resolveStyle(account, element.style);
       if (element.mode === 'instant') {
         const match = await d.instant.match(account.id, { prompt: element.prompt!, style: element.style, ageBucket: element.age, tags: element.tags });
@@ -72,6 +73,7 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
       const request: GenerationRequest = {
         prompt: element.prompt!,
         ...style,
+        character: element.character,
         strength: 1,
         width: element.width,
         height: element.height,

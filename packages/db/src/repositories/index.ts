@@ -6,3 +6,4 @@ export * from './library';
 export * from './image-flags';
 export * from './permalinks';
 export * from './styles';
+export * from './characters';

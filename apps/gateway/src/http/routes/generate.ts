@@ -10,8 +10,8 @@ import { parseOrThrow } from '../validate';
 export const generateRoutes = (deps: GatewayDeps) =>
   Router().post('/api/v1/generate', authenticate(deps.credentials, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
     const body = parseOrThrow(generateBodySchema, req.body);
-    if (body.character) throw fieldError('character', 'Unknown character');
     const { account } = authOf(res);
+    if (body.character && !(await deps.characters.exists(account.id, body.character))) throw fieldError('character', 'Unknown character');
     const style = await deps.styleResolver.resolve(account, body.style);
     if (body.mode === 'instant') {
       // Instant: the closest shared-library image now; no job, no quota, every plan.
@@ -22,6 +22,7 @@ export const generateRoutes = (deps: GatewayDeps) =>
     const request: GenerationRequest = {
       prompt: body.prompt,
       ...style,
+      character: body.character,
       strength: body.strength,
       width: body.width,
       height: body.height,

@@ -33,17 +33,18 @@ function redirect(res: Response, url: string) {
 export const renderRoutes = (deps: GatewayDeps) =>
   Router().get('/api/v1/render', authenticate(deps.credentials, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
     const query = parseOrThrow(renderQuerySchema, req.query);
-    if (query.character) throw fieldError('character', 'Unknown character');
+    const { account } = authOf(res);
+    if (query.character && !(await deps.characters.exists(account.id, query.character))) throw fieldError('character', 'Unknown character');
     const request: GenerationRequest = {
       prompt: query.prompt,
-      ...(await deps.styleResolver.resolve(authOf(res).account, query.style)),
+      ...(await deps.styleResolver.resolve(account, query.style)),
+      character: query.character,
       strength: 1,
       width: query.width,
       height: query.height,
       format: query.format,
       ageBucket: query.age,
     };
-    const { account } = authOf(res);
 
     let started;
     try {
