@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ageBuckets, imageFormats } from './generate';
+import { hasNul, text } from './text';
 
 const embedDimension = z
   .number({ error: 'Expected an integer' })
@@ -9,17 +10,17 @@ const embedDimension = z
 
 export const embedElementSchema = z
   .object({
-    id: z.string({ error: 'Expected a string' }).min(1, { error: 'Must be 1 to 100 characters' }).max(100, { error: 'Must be 1 to 100 characters' }),
-    prompt: z.string({ error: 'Expected a string' }).min(1, { error: 'Must be 1 to 2000 characters' }).max(2000, { error: 'Must be 1 to 2000 characters' }).optional(),
-    shortcut: z.string({ error: 'Expected a string' }).min(1, { error: 'Must be 1 to 200 characters' }).max(200, { error: 'Must be 1 to 200 characters' }).optional(),
-    style: z.string({ error: 'Expected a string' }).min(1).max(200, { error: 'At most 200 characters' }).optional(),
+    id: text(1, 100),
+    prompt: text(1, 2000).optional(),
+    shortcut: text(1, 200).optional(),
+    style: text(1, 200).optional(),
     width: embedDimension.default(1024),
     height: embedDimension.default(1024),
     format: z.enum(imageFormats, { error: 'Expected one of png, jpeg, webp' }).default('webp'),
     character: z.uuid({ error: 'Expected a uuid' }).optional(),
     age: z.enum(ageBuckets, { error: 'Expected one of kids, bigkids, adults' }).optional(),
     mode: z.enum(['generate', 'instant'], { error: 'Expected generate or instant' }).default('generate'),
-    tags: z.array(z.string().min(1).max(100), { error: 'Expected an array of strings' }).max(10, { error: 'At most 10 tags' }).optional(),
+    tags: z.array(text(1, 100), { error: 'Expected an array of strings' }).max(10, { error: 'At most 10 tags' }).optional(),
   })
   .refine((e) => e.prompt !== undefined || e.shortcut !== undefined, { error: 'Each element needs a prompt or a shortcut', path: ['prompt'] });
 
@@ -54,6 +55,7 @@ export const analyticsBodySchema = z.object({
         metadata: z
           .record(z.string(), z.unknown(), { error: 'Expected an object' })
           .refine((m) => JSON.stringify(m).length <= 4096, { error: 'At most 4 KB of metadata' })
+          .refine((m) => !hasNul(m), { error: 'Must not contain NUL characters' })
           .optional(),
       }),
       { error: 'Expected an array of events' },

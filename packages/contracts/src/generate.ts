@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './text';
 
 const dimension = z
   .number({ error: 'Expected an integer' })
@@ -15,12 +16,8 @@ export type AgeBucket = (typeof ageBuckets)[number];
 
 /** Body of POST /api/v1/generate. Unknown fields are ignored; values are never clamped. */
 export const generateBodySchema = z.object({
-  prompt: z
-    .string({ error: 'Expected a string' })
-    .min(1, { error: 'Must be 1 to 2000 characters', abort: true })
-    .max(2000, { error: 'Must be 1 to 2000 characters', abort: true })
-    .refine((p) => p.trim().length > 0, { error: 'Must not be blank' }),
-  style: z.string({ error: 'Expected a string' }).min(1).max(200).optional(),
+  prompt: text(1, 2000).refine((p) => p.trim().length > 0, { error: 'Must not be blank' }),
+  style: text(1, 200).optional(),
   strength: z.number({ error: 'Expected a number' }).min(0, { error: 'Must be between 0 and 1' }).max(1, { error: 'Must be between 0 and 1' }).default(1),
   character: z.uuid({ error: 'Expected a uuid' }).optional(),
   width: dimension.default(1024),

@@ -2,3 +2,4 @@ export * from './generate';
 export * from './job';
 export * from './errors';
 export * from './embed';
+export * from './text';
