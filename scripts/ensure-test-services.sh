@@ -33,4 +33,10 @@ if ! have_redis; then
   for _ in $(seq 1 30); do have_redis && break; sleep 1; done
 fi
 have_redis || { echo "Redis is not reachable on 127.0.0.1:6379" >&2; exit 1; }
-echo "test services: PostgreSQL and Redis are up"
+# Chromium for the page script's browser tests (packages/embed-client): playwright-core drives
+# Debian's build, since `npx playwright install` cannot download browsers on these machines.
+if [ ! -x /usr/bin/chromium ]; then
+  apt_install chromium
+fi
+[ -x /usr/bin/chromium ] || { echo "Chromium is not installed at /usr/bin/chromium" >&2; exit 1; }
+echo "test services: PostgreSQL and Redis are up, Chromium is installed"

@@ -3,17 +3,24 @@ import type { GatewayDeps } from './deps';
 import { adminRoutes } from './admin/routes';
 import { corsPreflight } from './http/middleware/cors-preflight';
 import { errorHandler, notFound } from './http/middleware/error-handler';
+import { httpMetrics } from './http/middleware/http-metrics';
 import { requestId } from './http/middleware/request-id';
 import { requestLog } from './http/middleware/request-log';
 import { analyticsRoutes } from './http/routes/analytics';
+import { clientScriptRoutes } from './http/routes/client-script';
+import { demoRoutes } from './http/routes/demo';
+import { characterRoutes } from './http/routes/characters';
 import { embedRoutes } from './http/routes/embed';
 import { fileRoutes } from './http/routes/files';
 import { generateRoutes } from './http/routes/generate';
 import { healthRoutes } from './http/routes/health';
 import { imageRoutes } from './http/routes/images';
 import { jobRoutes } from './http/routes/jobs';
+import { metricsRoutes } from './http/routes/metrics';
 import { permalinkRoutes } from './http/routes/permalinks';
+import { readyRoutes } from './http/routes/ready';
 import { renderRoutes } from './http/routes/render';
+import { styleRoutes } from './http/routes/styles';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -26,6 +33,7 @@ export function createApp(deps: GatewayDeps): express.Express {
 
   app.use(requestId());
   app.use(requestLog(deps.logger));
+  app.use(httpMetrics(deps.metrics));
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
@@ -33,16 +41,24 @@ export function createApp(deps: GatewayDeps): express.Express {
   });
   app.options('/api/v1/*splat', corsPreflight());
   // strict: false lets a JSON primitive through to validation ("Invalid request"); only unparsable text is "Invalid JSON".
+  // Operators upload character reference images as base64 JSON.
+  app.use('/admin/api/v1', express.json({ limit: '100mb', strict: false }));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
 
   app.use(healthRoutes(deps.serviceName));
+  app.use(readyRoutes(deps));
+  app.use(metricsRoutes(deps));
   app.use(generateRoutes(deps));
   app.use(jobRoutes(deps));
   app.use(imageRoutes(deps));
   app.use(renderRoutes(deps));
   app.use(permalinkRoutes(deps));
+  app.use(styleRoutes(deps));
+  app.use(characterRoutes(deps));
   app.use(embedRoutes(deps));
   app.use(analyticsRoutes(deps));
+  app.use(clientScriptRoutes(deps));
+  app.use(demoRoutes(deps));
   app.use(adminRoutes(deps));
   if (deps.localFilesRoot) app.use(fileRoutes(deps.localFilesRoot));
 

@@ -16,7 +16,7 @@ import { startGenerationWorker } from '@promptpix/worker/src/worker';
 import type { ImageModel } from '@promptpix/core';
 import { createLogger, loadConfig, openInfrastructure, type Config, type Infrastructure } from '@promptpix/runtime';
 import { listen } from '@promptpix/runtime/src/process';
-import { createTestDatabase, startTestS3, TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
+import { createTestDatabase, startTestS3, TEST_REDIS_URL, testRedisPrefix, type TestS3 } from '@promptpix/testing';
 
 export type Shape = 'embedded' | 'production';
 export const SHAPES: Shape[] = ['embedded', 'production'];
@@ -30,6 +30,8 @@ export interface TestService {
   env: Record<string, string>;
   infra: Infrastructure;
   logs: string[];
+  /** The S3-protocol server of a production-shape service (stop it to simulate a storage outage). */
+  s3?: TestS3;
   /** Model calls made by this service's worker. */
   modelCalls(): number;
   /** Calls the operator API; returns status and JSON body. */
@@ -61,6 +63,7 @@ export interface TestServiceOptions {
 }
 
 export async function startTestService(shape: Shape, env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
+  let ownS3: TestS3 | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'promptpix-test-'));
   const cleanups: Array<() => Promise<void>> = options.shareWith ? [] : [async () => rmSync(dataDir, { recursive: true, force: true })];
   const baseEnv: Record<string, string> = {
@@ -76,6 +79,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
   } else if (shape === 'production') {
     const db = await createTestDatabase();
     const s3 = await startTestS3();
+    ownS3 = s3;
     cleanups.push(() => db.drop(), () => s3.stop());
     Object.assign(baseEnv, {
       DATABASE_URL: db.url,
@@ -94,7 +98,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
   const server = await listen((req, res) => handler(req, res), 0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${server.port}`;
   const config = loadConfig({ ...baseEnv, PUBLIC_BASE_URL: baseUrl, ...env });
-  const sharedEnv = Object.fromEntries(Object.entries(baseEnv).filter(([k]) => /^(DATABASE_|REDIS_|S3_|DATA_DIR)/.test(k)));
+  const sharedEnv = Object.fromEntries(Object.entries({ ...baseEnv, ...env }).filter(([k]) => /^(DATABASE_|REDIS_|S3_|DATA_DIR)/.test(k)));
 
   const logs: string[] = [];
   const capture = new Writable({
@@ -135,6 +139,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     infra,
     logs,
     env: sharedEnv,
+    s3: ownS3 ?? options.shareWith?.s3,
     modelCalls: () => calls,
     admin,
     async createAccount(o = {}) {

@@ -1,22 +1,33 @@
 import type { ImageModel } from '@promptpix/core/src/ports/model';
 import { createProceduralModel } from './procedural';
+import { createA1111Model, createOpenAIModel, createReplicateModel, type A1111ModelConfig, type OpenAIModelConfig, type ReplicateModelConfig } from './providers';
 
-export const modelProviders = ['procedural'] as const;
+export const modelProviders = ['procedural', 'openai', 'replicate', 'a1111'] as const;
 export type ModelProvider = (typeof modelProviders)[number];
 
-export interface ModelConfig {
-  /** One of `modelProviders`; typed loosely because it usually comes from the environment. */
-  provider: ModelProvider | (string & {});
-  /** Simulated latency for the procedural model, in milliseconds. */
-  latencyMs?: number;
-}
+/** Which model a process runs with, and that model's settings (`MODEL_PROVIDER` picks the branch). */
+export type ModelConfig =
+  | { provider: 'procedural'; /** Simulated latency, in milliseconds. */ latencyMs?: number }
+  | ({ provider: 'openai' } & OpenAIModelConfig)
+  | ({ provider: 'replicate' } & ReplicateModelConfig)
+  | ({ provider: 'a1111' } & A1111ModelConfig);
 
 /** The image model a process runs with, chosen by configuration. */
-export const createModel = (config: ModelConfig): ImageModel => {
-  switch (config.provider) {
+export function createModel(config: ModelConfig): ImageModel;
+/** A provider name read from the environment that may be unknown: throws for one. */
+export function createModel(config: { provider: string & {} }): ImageModel;
+export function createModel(config: ModelConfig | { provider: string & {} }): ImageModel {
+  const c = config as ModelConfig;
+  switch (c.provider) {
     case 'procedural':
-      return createProceduralModel({ latencyMs: config.latencyMs });
+      return createProceduralModel({ latencyMs: c.latencyMs });
+    case 'openai':
+      return createOpenAIModel(c);
+    case 'replicate':
+      return createReplicateModel(c);
+    case 'a1111':
+      return createA1111Model(c);
     default:
       throw new Error(`Unknown model provider "${config.provider}"; known providers: ${modelProviders.join(', ')}`);
   }
-};
+}

@@ -1,3 +1,4 @@
 export { createModel, modelProviders, type ModelConfig, type ModelProvider } from './create-model';
 export { createProceduralModel, type ProceduralModelOptions } from './procedural';
+export * from './providers';
 export * from './encode';

@@ -36,6 +36,20 @@ describe('config', () => {
     expect(() => loadConfig(env)).toThrow(name);
   });
 
+  it('model providers get their own settings', () => {
+    expect(loadConfig({ MODEL_PROVIDER: 'openai', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:8000', OPENAI_SIZES: '512x512, 1024x1024', MODEL_TIMEOUT_MS: '5000' }).model).toMatchObject({
+      provider: 'openai',
+      apiKey: 'k',
+      baseUrl: 'http://127.0.0.1:8000',
+      model: 'gpt-image-1',
+      sizes: ['512x512', '1024x1024'],
+      timeoutMs: 5000,
+    });
+    expect(loadConfig({ MODEL_PROVIDER: 'a1111', A1111_BASE_URL: 'http://gpu:7860' }).model).toMatchObject({ provider: 'a1111', baseUrl: 'http://gpu:7860', steps: 25 });
+    expect(() => loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't' })).toThrow('REPLICATE_MODEL_VERSION');
+    expect(() => loadConfig({ MODEL_PROVIDER: 'a1111', A1111_USERNAME: 'u' })).toThrow('A1111_PASSWORD');
+  });
+
   it('split processes need DATABASE_URL and REDIS_URL', () => {
     expect(() => requireSplitDeployment(loadConfig({}), 'worker')).toThrow('DATABASE_URL, REDIS_URL');
   });

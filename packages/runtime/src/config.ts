@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_MONTHLY_GENERATIONS, type PlanName } from '@promptpix/core';
+import type { ModelConfig } from '@promptpix/models';
 
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
 const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
@@ -42,11 +43,30 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: optionalString,
   S3_PUBLIC_BASE_URL: url(['http:', 'https:']),
   S3_FORCE_PATH_STYLE: z.preprocess((v) => (v === '' || v === undefined ? undefined : v), z.enum(['true', 'false']).optional()),
-  MODEL_PROVIDER: z.preprocess((v) => (v === '' || v === undefined ? 'procedural' : v), z.enum(['procedural'])),
+  MODEL_PROVIDER: z.preprocess((v) => (v === '' || v === undefined ? 'procedural' : v), z.enum(['procedural', 'openai', 'replicate', 'a1111'])),
   MODEL_LATENCY_MS: int(0, 0, 600_000),
+  MODEL_TIMEOUT_MS: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(1000).max(3_600_000).optional()),
+  MODEL_HTTP_ATTEMPTS: int(3, 1, 10),
+  OPENAI_BASE_URL: url(['http:', 'https:']),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_MODEL: z.preprocess((v) => (v === '' || v === undefined ? 'gpt-image-1' : v), z.string()),
+  OPENAI_QUALITY: optionalString,
+  OPENAI_SIZES: optionalString,
+  OPENAI_ARBITRARY_SIZES: z.preprocess((v) => (v === '' || v === undefined ? 'false' : v), z.enum(['true', 'false'])),
+  REPLICATE_API_TOKEN: optionalString,
+  REPLICATE_MODEL_VERSION: optionalString,
+  REPLICATE_BASE_URL: url(['http:', 'https:']),
+  REPLICATE_POLL_INTERVAL_MS: int(1000, 100, 60_000),
+  A1111_BASE_URL: url(['http:', 'https:']),
+  A1111_USERNAME: optionalString,
+  A1111_PASSWORD: optionalString,
+  A1111_STEPS: int(25, 1, 200),
+  A1111_NEGATIVE_PROMPT: optionalString,
+  A1111_CHECKPOINT: optionalString,
   WORKER_CONCURRENCY: int(4, 1, 256),
   JOB_ATTEMPTS: int(3, 1, 20),
   JOB_BACKOFF_MS: int(1000, 0, 600_000),
+  JOB_LOCK_MS: int(30_000, 500, 600_000),
   LIBRARY_DELAY_SECONDS: int(30 * 24 * 3600, 0),
   INSTANT_MIN_SCORE: z.preprocess((v) => (v === '' || v === undefined ? 0.3 : Number(v)), z.number().min(0).max(1)),
   RENDER_WAIT_MS: int(30_000, 0, 600_000),
@@ -56,7 +76,12 @@ const envSchema = z.object({
   MONTHLY_GENERATIONS_PRO: int(DEFAULT_MONTHLY_GENERATIONS.pro, 0),
   MONTHLY_GENERATIONS_BUSINESS: int(DEFAULT_MONTHLY_GENERATIONS.business, 0),
   MONTHLY_GENERATIONS_ENTERPRISE: int(DEFAULT_MONTHLY_GENERATIONS.enterprise, 0),
+  METRICS_PORT: int(9464, 0, 65535),
+  METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'must be at least 16 characters').optional()),
 });
+
+/** Every variable the service reads (deployment manifests are checked against it). */
+export const ENV_KEYS = Object.keys(envSchema.shape) as Array<keyof z.infer<typeof envSchema>>;
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -70,17 +95,64 @@ export interface Config {
   storage:
     | { kind: 'local'; root: string; publicBaseUrl: string }
     | { kind: 's3'; bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string; publicBaseUrl?: string; forcePathStyle: boolean };
-  model: { provider: 'procedural'; latencyMs: number };
-  worker: { concurrency: number; attempts: number; backoffMs: number };
+  model: ModelConfig;
+  worker: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
   monthlyGenerations: Record<PlanName, number>;
   libraryDelaySeconds: number;
   instantMinScore: number;
   renderWaitMs: number;
   log: { level: string; format: 'json' | 'pretty' };
+  /** The worker's /metrics and health port; an optional bearer token for /metrics (both apps). */
+  metrics: { port: number; token?: string };
 }
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+const missing = (name: string, provider: string): never => {
+  throw new ConfigError(`Invalid configuration:\n  ${name}: required when MODEL_PROVIDER=${provider}`);
+};
+
+/** The model settings of the chosen provider (README, "Model providers"). */
+function modelConfig(e: Env): ModelConfig {
+  const common = { timeoutMs: e.MODEL_TIMEOUT_MS, retry: { attempts: e.MODEL_HTTP_ATTEMPTS } };
+  switch (e.MODEL_PROVIDER) {
+    case 'procedural':
+      return { provider: 'procedural', latencyMs: e.MODEL_LATENCY_MS };
+    case 'openai':
+      return {
+        provider: 'openai',
+        ...common,
+        baseUrl: e.OPENAI_BASE_URL,
+        apiKey: e.OPENAI_API_KEY,
+        model: e.OPENAI_MODEL,
+        quality: e.OPENAI_QUALITY,
+        sizes: e.OPENAI_SIZES?.split(',').map((s) => s.trim()).filter(Boolean),
+        arbitrarySizes: e.OPENAI_ARBITRARY_SIZES === 'true',
+      };
+    case 'replicate':
+      return {
+        provider: 'replicate',
+        ...common,
+        baseUrl: e.REPLICATE_BASE_URL,
+        apiToken: e.REPLICATE_API_TOKEN ?? missing('REPLICATE_API_TOKEN', 'replicate'),
+        version: e.REPLICATE_MODEL_VERSION ?? missing('REPLICATE_MODEL_VERSION', 'replicate'),
+        pollIntervalMs: e.REPLICATE_POLL_INTERVAL_MS,
+      };
+    case 'a1111':
+      if (!!e.A1111_USERNAME !== !!e.A1111_PASSWORD) throw new ConfigError('Invalid configuration:\n  A1111_USERNAME / A1111_PASSWORD: set both or neither');
+      return {
+        provider: 'a1111',
+        ...common,
+        baseUrl: e.A1111_BASE_URL,
+        username: e.A1111_USERNAME,
+        password: e.A1111_PASSWORD,
+        steps: e.A1111_STEPS,
+        negativePrompt: e.A1111_NEGATIVE_PROMPT,
+        checkpoint: e.A1111_CHECKPOINT,
+      };
+  }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -116,8 +188,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           forcePathStyle: e.S3_FORCE_PATH_STYLE ? e.S3_FORCE_PATH_STYLE === 'true' : !!e.S3_ENDPOINT,
         }
       : { kind: 'local', root: resolve(dataDir, 'files'), publicBaseUrl },
-    model: { provider: e.MODEL_PROVIDER, latencyMs: e.MODEL_LATENCY_MS },
-    worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.JOB_ATTEMPTS, backoffMs: e.JOB_BACKOFF_MS },
+    model: modelConfig(e),
+    worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.JOB_ATTEMPTS, backoffMs: e.JOB_BACKOFF_MS, lockMs: e.JOB_LOCK_MS },
     monthlyGenerations: {
       free: DEFAULT_MONTHLY_GENERATIONS.free,
       hobby: e.MONTHLY_GENERATIONS_HOBBY,
@@ -129,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     instantMinScore: e.INSTANT_MIN_SCORE,
     renderWaitMs: e.RENDER_WAIT_MS,
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (e.NODE_ENV === 'production' ? 'json' : 'pretty') },
+    metrics: { port: e.METRICS_PORT, token: e.METRICS_TOKEN },
   };
 }
 

@@ -105,7 +105,16 @@ export async function openInfrastructure(config: Config, logger: Logger, options
 
   const jobStore = redis ? createRedisJobStore({ redis, prefix }) : createMemoryJobStore({});
   const queue = config.redis
-    ? createBullGenerationQueue({ redisUrl: config.redis.url, prefix: config.redis.prefix, attempts: config.worker.attempts, backoffMs: config.worker.backoffMs })
+    ? createBullGenerationQueue({
+        redisUrl: config.redis.url,
+        prefix: config.redis.prefix,
+        attempts: config.worker.attempts,
+        backoffMs: config.worker.backoffMs,
+        // A crashed worker's job is taken over once its lock lapses and the stall check runs.
+        lockDurationMs: config.worker.lockMs,
+        stalledIntervalMs: Math.max(250, Math.floor(config.worker.lockMs / 2)),
+        onError: (error) => logger.warn('queue connection error', { error: error.message }),
+      })
     : createInProcessGenerationQueue({ attempts: config.worker.attempts, backoffMs: config.worker.backoffMs });
   const eventRepository = createEventRepository(db.prisma);
   const invalidation = redis

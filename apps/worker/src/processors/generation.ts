@@ -6,6 +6,7 @@ import {
   type EventRecorder,
   type GenerationJobHandler,
   type ImageModel,
+  type ModelRequest,
   type JobStore,
   type QuotaService,
   type SingleFlight,
@@ -14,7 +15,7 @@ import {
 import { generationJobPayloadSchema } from '@promptpix/contracts';
 import type { ImageRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
-import { encodeImage } from '@promptpix/models';
+import { encodeImage, PermanentModelError } from '@promptpix/models';
 import type { CharacterForScene } from './character-references';
 
 export interface GenerationProcessorDeps {
@@ -29,6 +30,16 @@ export interface GenerationProcessorDeps {
   characterFor(characterId: string, sceneStyle: string | undefined, seed: number): Promise<CharacterForScene>;
   logger: Logger;
   now: () => Date;
+}
+
+/** A provider's refusal that retrying cannot fix (a 4xx) ends the job at once. */
+async function callModel(model: ImageModel, request: ModelRequest) {
+  try {
+    return await model.generate(request);
+  } catch (error) {
+    if (error instanceof PermanentModelError) throw new PermanentJobError(`Image generation failed: ${error.message}`);
+    throw error;
+  }
 }
 
 /** What a caller reads in `error` when a job fails for good. */
@@ -69,9 +80,10 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       sourceImageId = source.id;
     } else {
       character = request.character ? await d.characterFor(request.character, request.style, seed) : undefined;
-      const generated = await d.model.generate({
+      const generated = await callModel(d.model, {
         prompt: request.prompt,
         style: request.renderStyle,
+        promptTemplate: request.promptTemplate,
         strength: request.strength,
         seed,
         width: request.width,
@@ -116,12 +128,11 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     d.logger.warn('generation failed', { jobId: payload.jobId, error: error.message });
     const job = await d.jobStore.get(payload.jobId);
     if (!job || job.status === 'completed' || job.status === 'failed') return;
-    await d.jobStore.update(payload.jobId, { status: 'failed', error: readableFailure(error), completedAt: d.now().toISOString() });
+    // Refund before the job reads as failed, so a caller who sees `failed` also sees the unit back.
+    const refund = job.quotaCharged && job.quotaPeriodStart;
+    if (refund) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart!));
+    await d.jobStore.update(payload.jobId, { status: 'failed', error: readableFailure(error), completedAt: d.now().toISOString(), ...(refund ? { quotaCharged: false } : {}) });
     if (job.flightKey) await d.singleFlight.release(job.flightKey, payload.jobId);
-    if (job.quotaCharged && job.quotaPeriodStart) {
-      await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart));
-      await d.jobStore.update(payload.jobId, { quotaCharged: false });
-    }
   }
 
   return { handle, onFinalFailure };

@@ -39,10 +39,14 @@ export const createQuotaService = (d: { store: QuotaStore; monthlyGenerations: R
   }
 
   return {
-    /** The account's quota as headers show it, rolling the window forward if it has passed. */
+    /**
+     * The account's quota as headers show it, rolling the window forward if it has passed. Reads
+     * the counter fresh: the account snapshot may come from the credentials cache.
+     */
     async peek(account: QuotaAccount): Promise<QuotaState> {
-      const window = await windowOf(account);
-      return { used: window.rolled ? 0 : account.quotaUsed, limit: limitOf(account), resetAt: window.resetAt };
+      const fresh = (await d.store.read(account.id)) ?? account;
+      const window = await windowOf({ ...account, ...fresh });
+      return { used: window.rolled ? 0 : fresh.quotaUsed, limit: limitOf(account), resetAt: window.resetAt };
     },
 
     async reserve(account: QuotaAccount): Promise<Reservation> {

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import type { ImageModel, ModelImage, ModelRequest } from '@promptpix/core/src/ports/model';
+import { characterFigureSvg, characterPalette, prepareProceduralReference } from './character';
 import { composeScene } from './scene';
 import { applyRecipe, recipeFor } from './style';
 
@@ -56,7 +57,12 @@ const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
 export const renderProcedural = async (request: ModelRequest): Promise<ModelImage> => {
   const { width, height } = request;
   const { svg } = composeScene(request);
-  const rendered = sharp(Buffer.from(svg), { failOn: 'error' });
+  let rendered = sharp(Buffer.from(svg), { failOn: 'error' });
+  if (request.character) {
+    // The character stands in the foreground, in the colours of its (original or prepared) references.
+    const figure = characterFigureSvg(await characterPalette(request.character), width, height, request.seed);
+    rendered = sharp(await rendered.composite([{ input: Buffer.from(figure) }]).png({ compressionLevel: 1 }).toBuffer());
+  }
   const styled = await applyRecipe(rendered, recipeFor(request.style), request.strength, { width, height });
   const { data, info } = await styled.png({ compressionLevel: 6 }).toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
@@ -78,6 +84,14 @@ export const createProceduralModel = (options: ProceduralModelOptions = {}): Ima
       const started = Date.now();
       const image = await abortable(renderProcedural(request), signal);
       // The latency is the whole call's: rendering time counts towards it.
+      await sleep(latencyMs - (Date.now() - started), signal);
+      return image;
+    },
+    async prepareReference(input, signal) {
+      signal?.throwIfAborted();
+      const started = Date.now();
+      const image = await abortable(prepareProceduralReference(input), signal);
+      // Preparing a reference is a model call too: it takes the simulated latency.
       await sleep(latencyMs - (Date.now() - started), signal);
       return image;
     },

@@ -1,4 +1,5 @@
 import type { Sharp } from 'sharp';
+import { STYLE_RECIPES } from './recipes';
 
 /**
  * How a named style changes a rendered picture. A recipe post-processes the rasterised image
@@ -10,8 +11,8 @@ export interface StyleRecipe {
   readonly apply: (image: Sharp, strength: number, size: { width: number; height: number }) => Sharp | Promise<Sharp>;
 }
 
-/** Style name (lower case) → recipe. Empty for now: every style renders as the plain picture. */
-const recipes = new Map<string, StyleRecipe>();
+/** Style name (lower case) → recipe: one per preset (see recipes.ts). A Map, so "constructor" is no style. */
+const recipes: ReadonlyMap<string, StyleRecipe> = STYLE_RECIPES;
 
 /** The recipe for a style name, matched case-insensitively; unknown or absent → undefined. */
 export const recipeFor = (style: string | undefined): StyleRecipe | undefined =>

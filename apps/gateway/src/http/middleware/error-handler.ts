@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, type ErrorKind } from '@promptpix/core';
 import { ErrorMessages } from '@promptpix/contracts';
 import type { Logger } from '@promptpix/runtime';
+import { isDependencyOutage } from './dependency-outage';
 
 /** The one table from error kind to HTTP status. */
 export const STATUS_OF: Record<ErrorKind, number> = {
@@ -39,7 +40,11 @@ function fromParserError(error: { type?: string; status?: number }): AppError | 
 export const notFound = (): RequestHandler => (_req, _res, next) => next(new AppError('not_found', ErrorMessages.notFound));
 
 export const errorHandler = (logger: Logger): ErrorRequestHandler => (error, _req, res, _next) => {
-  const known = error instanceof AppError ? error : fromParserError(error ?? {});
+  let known = error instanceof AppError ? error : fromParserError(error ?? {});
+  if (!known && isDependencyOutage(error)) {
+    logger.warn('dependency unavailable', { error });
+    known = new AppError('unavailable', ErrorMessages.serviceUnavailable, {}, { 'Retry-After': '5' });
+  }
   if (!known) logger.error('unhandled error', { error });
   const appError = known ?? new AppError('internal', ErrorMessages.internal);
   if (res.headersSent) return res.end();

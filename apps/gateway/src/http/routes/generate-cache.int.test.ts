@@ -1,6 +1,7 @@
 import request from 'supertest';
 import sharp from 'sharp';
 import { TransientModelError } from '@promptpix/core';
+import { PermanentModelError } from '@promptpix/models';
 import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
 
 describe.each(SHAPES)('render cache, single flight and quota (%s)', (shape) => {
@@ -13,6 +14,7 @@ describe.each(SHAPES)('render cache, single flight and quota (%s)', (shape) => {
         name: inner.name,
         generate: async (req, signal) => {
           if (req.prompt.includes('explode')) throw new TransientModelError('model returned HTTP 503');
+          if (req.prompt.includes('forbidden')) throw new PermanentModelError('openai: HTTP 400: Your request was rejected by the safety system');
           return inner.generate(req, signal);
         },
       }),
@@ -101,6 +103,16 @@ describe.each(SHAPES)('render cache, single flight and quota (%s)', (shape) => {
       expect(Number(r.headers['x-quota-used'])).toBeLessThanOrEqual(5);
     }
     expect(await quotaUsed(account)).toBe(5);
+  });
+
+  it("a provider's permanent refusal fails the job at once, without retries", async () => {
+    const account = await service.createAccount();
+    const calls = service.modelCalls();
+    const res = await generate(account, { prompt: 'something forbidden' });
+    const job = await service.waitForJob(res.body.jobId, account.secretKey);
+    expect(job).toMatchObject({ status: 'failed', error: 'Image generation failed: openai: HTTP 400: Your request was rejected by the safety system' });
+    expect(service.modelCalls() - calls).toBe(1);
+    expect(await quotaUsed(account)).toBe(0);
   });
 
   it('a failed generation gives its unit back and carries a readable error', async () => {

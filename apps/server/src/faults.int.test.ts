@@ -1,0 +1,169 @@
+/**
+ * Faults survived: what the client sees while a dependency is down, and that nothing is lost
+ * when it comes back. Real servers are stopped and started; nothing is mocked.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import request from 'supertest';
+import { TEST_POSTGRES, testRedisPrefix } from '@promptpix/testing';
+import { startTestService, type TestAccount, type TestService } from './test-service';
+
+const freePort = () =>
+  new Promise<number>((done) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => done(port));
+    });
+  });
+
+/** A Redis of our own, persisted the way the README documents (appendonly, fsync always). */
+async function startRedis(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--dir', dir, '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise<boolean>((done) => {
+      const s = createServer();
+      s.once('error', () => done(true));
+      s.listen(port, '127.0.0.1', () => s.close(() => done(false)));
+    });
+    if (up) return child;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('redis-server did not start');
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((done) => {
+    if (child.exitCode !== null) return done();
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  });
+
+describe('Redis unavailable, then back', () => {
+  let dir: string;
+  let port: number;
+  let redis: ChildProcess;
+  let gateway: TestService;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'promptpix-redis-'));
+    port = await freePort();
+    redis = await startRedis(port, dir);
+    gateway = await startTestService('production', { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: testRedisPrefix().replace(/:$/, '') }, { worker: false });
+    account = await gateway.createAccount({ plan: 'business' });
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    if (redis) await stop(redis);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers fast 503s while Redis is down, recovers without a restart, and queued jobs survive', async () => {
+    const generate = (prompt: string) => request(gateway.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, width: 256, height: 256 }).timeout(5000);
+    const poll = (jobId: string) => request(gateway.baseUrl).get(`/api/v1/job/${jobId}`).set('Authorization', `Bearer ${account.secretKey}`).timeout(5000);
+    const queued = [];
+    for (const prompt of ['survivor one', 'survivor two', 'survivor three']) {
+      const res = await generate(prompt);
+      expect(res.status).toBe(202);
+      queued.push(res.body.jobId as string);
+    }
+
+    await stop(redis);
+    for (const res of [await poll(queued[0]), await generate('while down')]) {
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ error: 'Service unavailable' });
+      expect(res.headers['retry-after']).toBe('5');
+    }
+    // Endpoints that don't need Redis keep working.
+    expect((await request(gateway.baseUrl).get('/api/health')).status).toBe(200);
+    expect((await request(gateway.baseUrl).get('/api/v1/styles').set('Authorization', `Bearer ${account.secretKey}`)).status).toBe(200);
+
+    redis = await startRedis(port, dir);
+    let recovered = false;
+    for (let i = 0; i < 100 && !recovered; i++) {
+      recovered = (await poll(queued[0])).status === 200;
+      if (!recovered) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(recovered).toBe(true);
+
+    // A worker started now finds the jobs queued before the outage.
+    const worker = await startTestService('production', {}, { shareWith: gateway });
+    try {
+      for (const jobId of queued) expect((await gateway.waitForJob(jobId, account.secretKey)).status).toBe('completed');
+    } finally {
+      await worker.stop();
+    }
+    expect((await generate('after recovery')).status).toBe(202);
+  });
+});
+
+describe('PostgreSQL unavailable, then back', () => {
+  let service: TestService;
+  let account: TestAccount;
+  let admin: Client;
+
+  beforeAll(async () => {
+    service = await startTestService('production');
+    account = await service.createAccount({ plan: 'business' });
+    admin = new Client({ ...TEST_POSTGRES, database: 'postgres' });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await service?.stop();
+  });
+
+  const database = () => new URL(service.config.database.kind === 'postgres' ? service.config.database.url : '').pathname.slice(1);
+
+  it('styles fall back to presets, analytics still answers 202, the rest answers JSON errors; all recover', async () => {
+    const key = account.secretKey;
+    // Warm the key cache so the outage is seen by the endpoints, not by authentication.
+    expect((await request(service.baseUrl).get('/api/v1/styles').set('Authorization', `Bearer ${key}`)).status).toBe(200);
+
+    await admin.query(`ALTER DATABASE "${database()}" WITH ALLOW_CONNECTIONS false`);
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [database()]);
+    try {
+      const styles = await request(service.baseUrl).get('/api/v1/styles').set('Authorization', `Bearer ${key}`).timeout(10_000);
+      expect(styles.status).toBe(200);
+      expect(styles.body.styles.every((s: { isPreset: boolean }) => s.isPreset)).toBe(true);
+
+      const analytics = await request(service.baseUrl).post('/api/v1/analytics/events').set('Authorization', `Bearer ${key}`).send({ events: [{ eventType: 'click' }] }).timeout(10_000);
+      expect(analytics.status).toBe(202);
+      await service.infra.events.flush();
+
+      const generate = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${key}`).send({ prompt: 'while the database is down' }).timeout(10_000);
+      expect([500, 503]).toContain(generate.status);
+      expect(generate.body.error).toEqual(expect.any(String));
+      const image = await request(service.baseUrl).get('/api/v1/image/00000000-0000-4000-8000-000000000000').set('Authorization', `Bearer ${key}`).timeout(10_000);
+      expect([500, 503]).toContain(image.status);
+    } finally {
+      await admin.query(`ALTER DATABASE "${database()}" WITH ALLOW_CONNECTIONS true`);
+    }
+    const after = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${key}`).send({ prompt: 'after the database came back', width: 256, height: 256 });
+    expect(after.status).toBe(202);
+    expect((await service.waitForJob(after.body.jobId, key)).status).toBe('completed');
+  });
+});
+
+describe('storage write failure', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService('production', { JOB_ATTEMPTS: '2', JOB_BACKOFF_MS: '50' });
+  });
+  afterAll(() => service?.stop());
+
+  it('retries, then fails the job with a readable error and refunds the quota unit', async () => {
+    const account = await service.createAccount({ monthlyGenerations: 1 });
+    await service.s3!.stop();
+    const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'nowhere to put it', width: 256, height: 256 });
+    expect(res.status).toBe(202);
+    const job = await service.waitForJob(res.body.jobId, account.secretKey, 30_000);
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/^Image generation failed: /);
+    expect((await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`)).body.quotaUsed).toBe(0);
+  });
+});

@@ -1,0 +1,52 @@
+# syntax=docker/dockerfile:1
+#
+# promptpix gateway: the HTTP API (apps/gateway). Build from the repository root:
+#   docker build -f docker/gateway.Dockerfile -t promptpix/gateway:0.1.0 .
+#
+# The service runs its TypeScript with tsx (a production dependency), so there is no compile step:
+# the image holds the sources, the production dependencies and the Prisma client that
+# `npm install` generates offline in its postinstall (scripts/prisma-generate.mjs). sharp's
+# libvips comes from npm; the lock file records linux-x64 builds, so build for linux/amd64.
+# Everything from the first FROM to the "role" line is identical in worker.Dockerfile (tested).
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# Only the files `npm install` reads, so the dependency layer is rebuilt when they change and not
+# on every source edit.
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /src
+COPY . .
+RUN mkdir -p /out \
+ && cp package.json package-lock.json prisma.config.ts /out/ \
+ && cp -r prisma scripts /out/ \
+ && find apps packages -mindepth 2 -maxdepth 2 -name package.json -exec cp --parents {} /out/ \;
+
+# Production dependencies only. Dependencies' install scripts stay off (sharp, esbuild and Prisma
+# work without them, and Prisma's would download engines the service never uses); the project's
+# own postinstall, `prisma generate`, runs explicitly.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY --from=manifests /out/ ./
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=warn \
+ && node scripts/prisma-generate.mjs \
+ && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    npm_config_cache=/tmp/.npm \
+    npm_config_update_notifier=false
+WORKDIR /app
+COPY --from=deps /app ./
+COPY . .
+# The base image's `node` user, numeric so Kubernetes' runAsNonRoot can verify it. The code stays
+# owned by root: the service only reads it (tsx caches its transforms under /tmp).
+USER 1000:1000
+
+# ---- role: gateway -------------------------------------------------------------------------
+EXPOSE 3000
+# Liveness: the process answers. Readiness (database, Redis, storage) is GET /api/ready.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# SIGTERM: stop accepting, let requests in flight finish (10 s at most), close, exit 0.
+STOPSIGNAL SIGTERM
+CMD ["node", "--import", "tsx", "apps/gateway/src/main.ts"]

@@ -1,0 +1,52 @@
+/**
+ * Reads an element's service attributes into one resolve entry, checking the spec's bounds here
+ * (Limits, Field and size bounds): one bad element must not turn the whole batch into a 400.
+ */
+export interface ElementRequest {
+  prompt?: string;
+  shortcut?: string;
+  style?: string;
+  width?: number;
+  height?: number;
+  format?: string;
+  mode?: string;
+}
+
+/** The attributes the script watches; a change to any of them re-resolves the element. */
+export const WATCHED = ['prompt', 'shortcut', 'style', 'width', 'height', 'format', 'mode'].map((name) => 'data-service-' + name);
+
+const CHOICES: Record<string, string[]> = { format: ['png', 'jpeg', 'webp'], mode: ['generate', 'instant'] };
+
+/**
+ * `null`: nothing to resolve (no prompt and no shortcut). `{ error }`: an attribute is out of
+ * bounds; the element keeps its fallback. A shortcut wins over a prompt: it never generates.
+ */
+export function readElement(attr: (name: string) => string | null): ElementRequest | { error: string } | null {
+  const read = (name: string) => (attr('data-service-' + name) || '').trim();
+  // The service refuses NUL characters (PostgreSQL cannot store them); the HTML parser never
+  // produces one, but setAttribute can.
+  const nul = WATCHED.find((name) => (attr(name) || '').includes('\0'));
+  if (nul) return { error: nul + ': must not contain NUL characters' };
+  const shortcut = read('shortcut');
+  const prompt = read('prompt');
+  if (shortcut) return shortcut.length > 200 ? { error: 'data-service-shortcut: at most 200 characters' } : { shortcut };
+  if (!prompt) return null;
+  if (prompt.length > 2000) return { error: 'data-service-prompt: at most 2000 characters' };
+  const request: ElementRequest = { prompt };
+  const style = read('style');
+  if (style.length > 200) return { error: 'data-service-style: at most 200 characters' };
+  if (style) request.style = style;
+  for (const name of ['width', 'height'] as const) {
+    const value = read(name);
+    if (!value) continue;
+    if (!/^\d{3,4}$/.test(value) || +value < 256 || +value > 2048) return { error: `data-service-${name}: an integer from 256 to 2048` };
+    request[name] = +value;
+  }
+  for (const name of ['format', 'mode'] as const) {
+    const value = read(name).toLowerCase();
+    if (!value) continue;
+    if (!CHOICES[name].includes(value)) return { error: `data-service-${name}: one of ${CHOICES[name].join(', ')}` };
+    request[name] = value;
+  }
+  return request;
+}

@@ -1,0 +1,1 @@
+export { buildServiceClient, serviceClientBundle, type ServiceClientBundle } from './bundle';

@@ -1,0 +1,102 @@
+/**
+ * Stable Diffusion WebUI (AUTOMATIC1111) and Forge, started with `--api`:
+ * POST /sdapi/v1/txt2img, and /sdapi/v1/img2img from a reference image.
+ */
+import { TransientModelError, type ModelRequest } from '@promptpix/core/src/ports/model';
+import { PermanentModelError } from './errors';
+import { apiRoot, requestJson, toModelImage, withCall, type RetryOptions } from './http';
+import { promptFor } from './prompt';
+import type { ReferenceImageModel } from './references';
+
+export interface A1111ModelConfig {
+  /** WebUI root; default http://127.0.0.1:7860. */
+  baseUrl?: string;
+  /** HTTP basic auth (`--api-auth user:password`); both or neither. */
+  username?: string;
+  password?: string;
+  /** Sampling steps. Default 25. */
+  steps?: number;
+  /** e.g. `DPM++ 2M`, `Euler a`; the server's default when unset. */
+  samplerName?: string;
+  /** Classifier-free guidance scale; the server's default (7) when unset. */
+  cfgScale?: number;
+  negativePrompt?: string;
+  /** Checkpoint to use for these requests (`override_settings.sd_model_checkpoint`). */
+  checkpoint?: string;
+  /** Longest side sent to the server; larger requests are scaled down (the worker resizes after). Default 1024. */
+  maxSide?: number;
+  /** img2img: how far the result may move away from the reference, 0..1. Default 0.6. */
+  denoisingStrength?: number;
+  /** Longest one generation may take, retries included. Default 300 000 ms. */
+  timeoutMs?: number;
+  retry?: RetryOptions;
+}
+
+/**
+ * The size to ask for: width×height scaled down to fit `maxSide`, rounded to multiples of 8
+ * (Stable Diffusion's latent grid), at least 64.
+ */
+export function a1111Size(width: number, height: number, maxSide = 1024): { width: number; height: number } {
+  const scale = Math.min(1, maxSide / Math.max(width, height));
+  const fit = (v: number) => Math.max(64, Math.round((v * scale) / 8) * 8);
+  return { width: fit(width), height: fit(height) };
+}
+
+/**
+ * FastAPI's `{ detail: "…" }` or `{ detail: [{ loc, msg }] }`, or the WebUI's exception shape
+ * `{ error, detail, body, errors }`.
+ */
+export function a1111ErrorMessage(body: unknown): string | undefined {
+  const b = body as { detail?: unknown; error?: unknown; errors?: unknown } | null;
+  if (!b || typeof b !== 'object') return undefined;
+  if (typeof b.detail === 'string' && b.detail) return b.detail;
+  if (Array.isArray(b.detail)) {
+    return b.detail
+      .map((d: { loc?: unknown[]; msg?: string }) => (Array.isArray(d?.loc) ? `${d.loc.join('.')}: ${d.msg ?? ''}` : (d?.msg ?? JSON.stringify(d))))
+      .join('; ');
+  }
+  const errors = typeof b.errors === 'string' ? b.errors : b.errors ? JSON.stringify(b.errors) : '';
+  if (typeof b.error === 'string' && b.error) return errors ? `${b.error}: ${errors}` : b.error;
+  return errors || undefined;
+}
+
+export function createA1111Model(config: A1111ModelConfig): ReferenceImageModel {
+  if (!!config.username !== !!config.password) throw new Error('a1111: set both username and password, or neither');
+  const root = apiRoot(config.baseUrl ?? 'http://127.0.0.1:7860');
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (config.username) headers.authorization = `Basic ${Buffer.from(`${config.username}:${config.password}`).toString('base64')}`;
+  const callOptions = { provider: 'a1111', timeoutMs: config.timeoutMs ?? 300_000, retry: config.retry, errorMessage: a1111ErrorMessage };
+
+  const common = (request: ModelRequest) => ({
+    prompt: promptFor(request),
+    ...(config.negativePrompt ? { negative_prompt: config.negativePrompt } : {}),
+    ...a1111Size(request.width, request.height, config.maxSide),
+    seed: request.seed,
+    steps: config.steps ?? 25,
+    ...(config.samplerName ? { sampler_name: config.samplerName } : {}),
+    ...(config.cfgScale !== undefined ? { cfg_scale: config.cfgScale } : {}),
+    ...(config.checkpoint ? { override_settings: { sd_model_checkpoint: config.checkpoint } } : {}),
+  });
+
+  const run = (endpoint: 'txt2img' | 'img2img', payload: Record<string, unknown>, signal?: AbortSignal) =>
+    withCall(callOptions, signal, async (call) => {
+      const body = await requestJson(call, { url: `${root}/sdapi/v1/${endpoint}`, method: 'POST', headers, body: JSON.stringify(payload) });
+      const image = (body as { images?: unknown[] } | null)?.images?.[0];
+      if (typeof image !== 'string' || !image) throw new TransientModelError(`a1111: the ${endpoint} response has no image`);
+      return toModelImage('a1111', Buffer.from(image.replace(/^data:[^,]*,/, ''), 'base64'));
+    });
+
+  return {
+    name: config.checkpoint ? `a1111:${config.checkpoint}` : 'a1111',
+    generate: (request, signal) => run('txt2img', common(request), signal),
+    /** img2img from the first reference: the WebUI would make one image per extra init image. */
+    generateWithReferences: (request, references, signal) => {
+      if (references.length === 0) return Promise.reject(new PermanentModelError('a1111: generateWithReferences needs at least one reference image'));
+      return run(
+        'img2img',
+        { ...common(request), init_images: [references[0].toString('base64')], denoising_strength: config.denoisingStrength ?? 0.6 },
+        signal,
+      );
+    },
+  };
+}

@@ -1,0 +1,6 @@
+import type { ModelRequest } from '@promptpix/core/src/ports/model';
+import { applyPromptTemplate } from '@promptpix/core/src/styles/presets';
+
+/** The prompt a remote model receives: the style's template with `{prompt}` filled in, or the prompt. */
+export const promptFor = (request: Pick<ModelRequest, 'prompt' | 'promptTemplate'>): string =>
+  request.promptTemplate ? applyPromptTemplate(request.promptTemplate, request.prompt) : request.prompt;

@@ -1,0 +1,133 @@
+import sharp from 'sharp';
+import { TransientModelError, type ModelRequest } from '@promptpix/core/src/ports/model';
+import { fakeImageColour, startFakeReplicate, times, type FakeProviderServer, type FakeReplicateBehaviour } from '@promptpix/testing/src/fake-providers';
+import { PermanentModelError } from './errors';
+import { createReplicateModel, nearestAspectRatio, type ReplicateModelConfig } from './replicate';
+
+const TOKEN = 'r8_test_token_0123456789';
+const VERSION = '5599ed30703defd1d160a25a63321b4dec97101d98b4674bcc56e41f62f35637';
+const request: ModelRequest = { prompt: 'a castle on a hill', strength: 0.5, seed: 7, width: 768, height: 512 };
+
+let fake: FakeProviderServer<FakeReplicateBehaviour>;
+beforeAll(async () => {
+  fake = await startFakeReplicate({ token: TOKEN });
+});
+afterAll(() => fake.stop());
+beforeEach(() => {
+  fake.setBehaviour({});
+  fake.requests.length = 0;
+});
+
+const model = (overrides: Partial<ReplicateModelConfig> = {}) =>
+  createReplicateModel({ baseUrl: fake.url, apiToken: TOKEN, version: VERSION, pollIntervalMs: 20, timeoutMs: 5000, retry: { baseDelayMs: 10, maxDelayMs: 40 }, ...overrides });
+
+const summary = () => fake.requests.map((r) => `${r.method} ${r.path.replace(/\/[0-9a-f]{26}/, '/{id}')}`);
+
+describe('replicate adapter', () => {
+  it('creates a prediction, polls it through starting → processing → succeeded, and downloads the output', async () => {
+    fake.setBehaviour({ pollsUntilDone: 3 });
+    const image = await model().generate({ ...request, promptTemplate: 'oil painting of {prompt}' });
+
+    const sent = 'oil painting of a castle on a hill';
+    expect([image.width, image.height]).toEqual([768, 512]);
+    const px = await sharp(image.data).raw().toBuffer();
+    expect({ r: px[0], g: px[1], b: px[2] }).toEqual(fakeImageColour(sent));
+
+    expect(summary()).toEqual(['POST /v1/predictions', 'GET /v1/predictions/{id}', 'GET /v1/predictions/{id}', 'GET /v1/predictions/{id}', 'GET /files/{id}.png']);
+    const [create, ...polls] = fake.requests;
+    expect(create.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(create.headers.prefer).toBeUndefined();
+    expect(create.json).toEqual({ version: VERSION, input: { prompt: sent, width: 768, height: 512, seed: 7 } });
+    for (const poll of polls.slice(0, 3)) expect(poll.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('runs an official model by name with Prefer: wait, aspect_ratio and extra input, without polling', async () => {
+    fake.setBehaviour({ output: 'string' });
+    const image = await model({
+      version: 'black-forest-labs/flux-schnell',
+      sizeInput: 'aspect_ratio',
+      preferWaitSeconds: 30,
+      input: { output_format: 'png', num_inference_steps: 4, prompt: 'overridden' },
+    }).generate({ ...request, width: 1920, height: 1080 });
+
+    expect([image.width, image.height]).toEqual([1024, 576]);
+    expect(summary()).toEqual(['POST /v1/models/black-forest-labs/flux-schnell/predictions', 'GET /files/{id}.png']);
+    expect(fake.requests[0].headers.prefer).toBe('wait=30');
+    expect(fake.requests[0].json).toEqual({ input: { output_format: 'png', num_inference_steps: 4, prompt: request.prompt, aspect_ratio: '16:9', seed: 7 } });
+  });
+
+  it('takes the version id out of owner/name:version', async () => {
+    await model({ version: `stability-ai/sdxl:${VERSION}` }).generate(request);
+    expect(fake.requests[0].path).toBe('/v1/predictions');
+    expect(fake.requests[0].json.version).toBe(VERSION);
+  });
+
+  it.each([
+    [1024, 1024, '1:1'],
+    [1920, 1080, '16:9'],
+    [1080, 1920, '9:16'],
+    [1200, 1000, '5:4'],
+  ])('maps %ix%i to aspect ratio %s', (w, h, ratio) => {
+    expect(nearestAspectRatio(w, h)).toBe(ratio);
+  });
+
+  it('reports a failed prediction as permanent, with its error', async () => {
+    fake.setBehaviour({ outcome: 'failed', error: 'NSFW content detected. Try running it again, or try a different prompt.' });
+    const failure = model().generate(request);
+    await expect(failure).rejects.toBeInstanceOf(PermanentModelError);
+    await expect(failure).rejects.toThrow(/^replicate: prediction [0-9a-f]+ failed: NSFW content detected\. Try running it again, or try a different prompt\.$/);
+    expect(summary().filter((s) => s.startsWith('GET /files'))).toEqual([]);
+  });
+
+  it('retries a throttled create after Retry-After and failing polls with backoff', async () => {
+    fake.setBehaviour({ failures: [{ status: 429, retryAfter: 1 }] });
+    const started = Date.now();
+    await model().generate(request);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(summary().slice(0, 2)).toEqual(['POST /v1/predictions', 'POST /v1/predictions']);
+
+    fake.requests.length = 0;
+    // The first poll and its first retry fail; the second retry succeeds.
+    const poll = 'GET /v1/predictions/';
+    fake.setBehaviour({ pollsUntilDone: 1, failures: [{ status: 502, match: poll }, { network: true, match: poll }] });
+    await model().generate(request);
+    expect(summary()).toEqual(['POST /v1/predictions', 'GET /v1/predictions/{id}', 'GET /v1/predictions/{id}', 'GET /v1/predictions/{id}', 'GET /files/{id}.png']);
+  });
+
+  it('turns 5xx into a TransientModelError after its attempts', async () => {
+    fake.setBehaviour({ failures: times(3, { status: 500, message: 'Internal server error' }) });
+    await expect(model().generate(request)).rejects.toThrow(new TransientModelError('replicate: HTTP 500: Internal server error'));
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it("fails at once on 4xx with Replicate's detail", async () => {
+    fake.setBehaviour({ failures: [{ status: 422, message: '- input.width: Must be less than or equal to 1440' }] });
+    await expect(model().generate(request)).rejects.toThrow(new PermanentModelError('replicate: HTTP 422: - input.width: Must be less than or equal to 1440'));
+    await expect(model({ apiToken: 'r8_wrong' }).generate(request)).rejects.toThrow(
+      new PermanentModelError('replicate: HTTP 401: You did not pass a valid authentication token'),
+    );
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('times out a prediction that never settles, and cancels it', async () => {
+    fake.setBehaviour({ pollsUntilDone: 10_000 });
+    const failure = model({ timeoutMs: 400 }).generate(request);
+    await expect(failure).rejects.toBeInstanceOf(TransientModelError);
+    await expect(failure).rejects.toThrow('replicate: no result within 400 ms');
+    expect(summary().at(-1)).toBe('POST /v1/predictions/{id}/cancel');
+    expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('times out a hanging create request', async () => {
+    fake.setBehaviour({ delayMs: Infinity });
+    await expect(model({ timeoutMs: 300 }).generate(request)).rejects.toThrow('replicate: no result within 300 ms');
+  });
+
+  it("rejects with the caller's abort reason and cancels the prediction", async () => {
+    fake.setBehaviour({ pollsUntilDone: 10_000 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('job cancelled')), 150);
+    await expect(model().generate(request, controller.signal)).rejects.toThrow('job cancelled');
+    expect(summary().at(-1)).toBe('POST /v1/predictions/{id}/cancel');
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * Replicate predictions: POST /v1/predictions (or /v1/models/{owner}/{name}/predictions for a
+ * model's latest version), then GET the prediction's `urls.get` until it settles, then download
+ * the first output URL.
+ */
+import { TransientModelError, type ModelRequest } from '@promptpix/core/src/ports/model';
+import { PermanentModelError } from './errors';
+import { apiRoot, downloadHeaders, requestBytes, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
+import { promptFor } from './prompt';
+import type { ImageModel } from '@promptpix/core/src/ports/model';
+
+export interface ReplicateModelConfig {
+  /** API root; default https://api.replicate.com. A trailing `/v1` is accepted. */
+  baseUrl?: string;
+  /** Sent as `Authorization: Bearer …`. */
+  apiToken: string;
+  /**
+   * What to run: a version id (`5599ed30…`), `owner/name:versionId`, or `owner/name` for a
+   * model's latest version (official models such as `black-forest-labs/flux-schnell`).
+   */
+  version: string;
+  /** Extra input fields, e.g. `{ num_inference_steps: 4, output_format: "png" }`; ours win on clashes. */
+  input?: Record<string, unknown>;
+  /**
+   * How the model takes its size: `dimensions` sends `width`/`height` (default); `aspect_ratio`
+   * sends the nearest common `aspect_ratio` ("16:9" …) for models such as FLUX.
+   */
+  sizeInput?: 'dimensions' | 'aspect_ratio';
+  /** Ask Replicate to hold the create request up to this many seconds (1..60): `Prefer: wait=n`. */
+  preferWaitSeconds?: number;
+  /** Pause between polls. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /** Longest one generation may take, queueing, polling and download included. Default 180 000 ms. */
+  timeoutMs?: number;
+  retry?: RetryOptions;
+}
+
+interface Prediction {
+  id: string;
+  status: 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled' | (string & {});
+  output?: unknown;
+  error?: unknown;
+  urls?: { get?: string; cancel?: string };
+}
+
+const ASPECT_RATIOS = ['1:1', '16:9', '21:9', '3:2', '2:3', '4:5', '5:4', '3:4', '4:3', '9:16', '9:21'];
+
+/** The common aspect ratio closest to width:height. */
+export const nearestAspectRatio = (width: number, height: number): string => {
+  const target = Math.log(width / height);
+  const distance = (r: string) => {
+    const [w, h] = r.split(':').map(Number);
+    return Math.abs(Math.log(w / h) - target);
+  };
+  return ASPECT_RATIOS.reduce((best, r) => (distance(r) < distance(best) ? r : best));
+};
+
+/** `{ detail }` (problem+json, with `title`), or `{ error }`. */
+export function replicateErrorMessage(body: unknown): string | undefined {
+  const b = body as { detail?: unknown; title?: unknown; error?: unknown } | null;
+  if (!b || typeof b !== 'object') return undefined;
+  if (typeof b.detail === 'string' && b.detail) return b.detail;
+  if (Array.isArray(b.detail)) return b.detail.map((d) => (typeof d === 'string' ? d : (d as { msg?: string })?.msg ?? JSON.stringify(d))).join('; ');
+  if (typeof b.title === 'string') return b.title;
+  if (typeof b.error === 'string') return b.error;
+  return undefined;
+}
+
+const isSettled = (status: string) => status === 'succeeded' || status === 'failed' || status === 'canceled';
+
+export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
+  const root = apiRoot(config.baseUrl ?? 'https://api.replicate.com');
+  const auth = { authorization: `Bearer ${config.apiToken}` };
+  const pollIntervalMs = config.pollIntervalMs ?? 1000;
+  const callOptions = { provider: 'replicate', timeoutMs: config.timeoutMs ?? 180_000, retry: config.retry, errorMessage: replicateErrorMessage };
+
+  const target = config.version.trim();
+  if (!target || !config.apiToken) throw new Error('replicate: an API token and a model version are required');
+  const [modelName, versionId] = target.includes(':') ? target.split(':', 2) : target.includes('/') ? [target, undefined] : [undefined, target];
+  const createUrl = versionId ? `${root}/v1/predictions` : `${root}/v1/models/${modelName}/predictions`;
+
+  const inputFor = (request: ModelRequest) => ({
+    ...config.input,
+    prompt: promptFor(request),
+    ...(config.sizeInput === 'aspect_ratio' ? { aspect_ratio: nearestAspectRatio(request.width, request.height) } : { width: request.width, height: request.height }),
+    seed: request.seed,
+  });
+
+  const parse = (body: unknown): Prediction => {
+    const p = body as Partial<Prediction> | null;
+    if (!p || typeof p.id !== 'string' || typeof p.status !== 'string') throw new TransientModelError('replicate: the response is not a prediction');
+    return p as Prediction;
+  };
+
+  /** Best effort: stop paying for a prediction nobody will read. */
+  const cancel = async (prediction: Prediction) => {
+    const url = prediction.urls?.cancel ?? `${root}/v1/predictions/${prediction.id}/cancel`;
+    await fetch(url, { method: 'POST', headers: auth, signal: AbortSignal.timeout(2000) })
+      .then((response) => response.body?.cancel())
+      .catch(() => undefined);
+  };
+
+  const settle = async (call: Call, first: Prediction): Promise<Prediction> => {
+    let prediction = first;
+    try {
+      while (!isSettled(prediction.status)) {
+        await sleep(pollIntervalMs, call.signal);
+        prediction = parse(await requestJson(call, { url: prediction.urls?.get ?? `${root}/v1/predictions/${prediction.id}`, headers: auth }));
+      }
+      return prediction;
+    } catch (error) {
+      if (call.signal.aborted) await cancel(prediction);
+      throw error;
+    }
+  };
+
+  return {
+    name: `replicate:${target}`,
+    generate: (request, signal) =>
+      withCall(callOptions, signal, async (call) => {
+        const wait: Record<string, string> = config.preferWaitSeconds ? { prefer: `wait=${Math.min(60, Math.max(1, Math.round(config.preferWaitSeconds)))}` } : {};
+        const created = parse(
+          await requestJson(call, {
+            url: createUrl,
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json', ...wait },
+            body: JSON.stringify({ ...(versionId ? { version: versionId } : {}), input: inputFor(request) }),
+          }),
+        );
+        const done = await settle(call, created);
+        if (done.status === 'failed') {
+          const reason = typeof done.error === 'string' && done.error ? done.error : JSON.stringify(done.error ?? 'no error message');
+          throw new PermanentModelError(`replicate: prediction ${done.id} failed: ${reason}`);
+        }
+        if (done.status === 'canceled') throw new PermanentModelError(`replicate: prediction ${done.id} was canceled`);
+        const output = Array.isArray(done.output) ? done.output[0] : done.output;
+        if (typeof output !== 'string' || !output) throw new TransientModelError(`replicate: prediction ${done.id} succeeded without an output URL`);
+        return toModelImage('replicate', await requestBytes(call, { url: output, headers: downloadHeaders(output, root, auth) }));
+      }),
+  };
+}

@@ -1,0 +1,317 @@
+/**
+ * Operations surface of a process: Prometheus metrics (prom-client), readiness checks, and the
+ * small HTTP server a worker exposes on METRICS_PORT (/metrics, /api/health, /api/ready).
+ *
+ * Every Infrastructure gets a registry of its own (never prom-client's global one), so tests that
+ * start several services in one process never share series. The gateway and the worker each add
+ * their series through the wrappers below; the composition roots decide what is wrapped.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AppError, type EventRecorder, type GenerationJobHandler, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
+import type { Infrastructure } from './infrastructure';
+import type { Logger } from './logger';
+import { listen, type RunningServer } from './process';
+
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const JOB_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** `promptpix_http_requests_total{method,route,status}`; route is the Express pattern. */
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly rateLimitRejections: Counter<'route'>;
+  readonly quotaRejections: Counter;
+  /** Generation starts by outcome: cached, derived, joined, generated. */
+  readonly generationRequests: Counter<'outcome'>;
+  /** Render-cache hits from every path (generate, render, embed): exact, derived. */
+  readonly cacheHits: Counter<'kind'>;
+  /** One job attempt in a worker, model + encode + upload + records. */
+  readonly generationDuration: Histogram<'provider' | 'outcome'>;
+  /** Jobs that failed for good (attempts exhausted or a permanent error). */
+  readonly generationFailures: Counter<'provider'>;
+  /** One model call: the latency L in the scaling rule. */
+  readonly modelDuration: Histogram<'provider' | 'outcome'>;
+  /** The Prometheus text exposition, with queue depth and process metrics read now. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+}
+
+export interface MetricsOptions {
+  /** Read on every scrape into `promptpix_queue_jobs{state}`. */
+  queueDepth?: () => Promise<QueueDepth>;
+  /** How long a scrape waits for the queue depth before leaving the gauge empty (default 2000 ms). */
+  queueDepthTimeoutMs?: number;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(`timed out after ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+class TimeoutError extends Error {
+  override name = 'TimeoutError';
+}
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const httpLabels = ['method', 'route', 'status'] as const;
+  const queueDepth = options.queueDepth;
+  const queueTimeoutMs = options.queueDepthTimeoutMs ?? 2000;
+
+  new Gauge({
+    name: 'promptpix_queue_jobs',
+    help: 'Generation jobs in the queue by state (read from the queue on scrape; every process reports the same queue)',
+    labelNames: ['state'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      if (!queueDepth) return;
+      try {
+        const depth = await withTimeout(queueDepth(), queueTimeoutMs);
+        for (const state of ['waiting', 'active', 'delayed', 'failed'] as const) this.set({ state }, depth[state]);
+      } catch {
+        // Queue unreachable: no samples, so an absent series tells the outage apart from an empty queue.
+      }
+    },
+  });
+
+  // Process metrics (CPU, memory, event loop lag, GC) start with the first scrape, so instances
+  // that are never scraped (most tests) start no observers.
+  let processMetrics = false;
+
+  return {
+    registry,
+    httpRequests: new Counter({ name: 'promptpix_http_requests_total', help: 'HTTP requests by route pattern and status', labelNames: httpLabels, registers }),
+    httpDuration: new Histogram({
+      name: 'promptpix_http_request_duration_seconds',
+      help: 'HTTP request latency by route pattern and status',
+      labelNames: httpLabels,
+      buckets: HTTP_BUCKETS,
+      registers,
+    }),
+    rateLimitRejections: new Counter({ name: 'promptpix_rate_limit_rejections_total', help: 'Requests refused by the per-key rate limit (429)', labelNames: ['route'] as const, registers }),
+    quotaRejections: new Counter({ name: 'promptpix_quota_rejections_total', help: 'Fresh generations refused because the monthly quota is used up', registers }),
+    generationRequests: new Counter({
+      name: 'promptpix_generation_requests_total',
+      help: 'Generation starts by outcome (cached, derived, joined, generated)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    cacheHits: new Counter({ name: 'promptpix_cache_hits_total', help: 'Render-cache hits (exact image, or a derived size/format)', labelNames: ['kind'] as const, registers }),
+    generationDuration: new Histogram({
+      name: 'promptpix_generation_duration_seconds',
+      help: 'Duration of one generation job attempt in a worker',
+      labelNames: ['provider', 'outcome'] as const,
+      buckets: JOB_BUCKETS,
+      registers,
+    }),
+    generationFailures: new Counter({ name: 'promptpix_generation_failures_total', help: 'Generation jobs that failed for good', labelNames: ['provider'] as const, registers }),
+    modelDuration: new Histogram({
+      name: 'promptpix_model_duration_seconds',
+      help: 'Duration of one image model call',
+      labelNames: ['provider', 'outcome'] as const,
+      buckets: JOB_BUCKETS,
+      registers,
+    }),
+    async scrape() {
+      if (!processMetrics) {
+        processMetrics = true;
+        collectDefaultMetrics({ register: registry });
+      }
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9;
+
+/** Counts every render-cache hit the service records as a `cache_hit` event. */
+export function countCacheHits(events: EventRecorder, metrics: Metrics): EventRecorder {
+  return {
+    ...events,
+    record(event) {
+      if (event.eventType === 'cache_hit') metrics.cacheHits.inc({ kind: event.metadata?.derived === true ? 'derived' : 'exact' });
+      events.record(event);
+    },
+    flush: () => events.flush(),
+    close: () => events.close(),
+  };
+}
+
+/** Counts generation starts by outcome, and quota rejections (generate, render and embed alike). */
+export function instrumentGenerations(metrics: Metrics, service: GenerationService): GenerationService {
+  const observe = async <T extends { outcome: string }>(started: Promise<T>): Promise<T> => {
+    try {
+      const result = await started;
+      metrics.generationRequests.inc({ outcome: result.outcome });
+      return result;
+    } catch (error) {
+      if (error instanceof AppError && error.kind === 'quota_exceeded') metrics.quotaRejections.inc();
+      throw error;
+    }
+  };
+  return {
+    ...service,
+    start: (...args) => observe(service.start(...args)),
+    startWithCandidates: (...args) => observe(service.startWithCandidates(...args)),
+  };
+}
+
+/** Times every model call by provider and outcome. */
+export function instrumentModel(model: ImageModel, metrics: Metrics): ImageModel {
+  return {
+    name: model.name,
+    async generate(request, signal) {
+      const started = process.hrtime.bigint();
+      try {
+        const image = await model.generate(request, signal);
+        metrics.modelDuration.observe({ provider: model.name, outcome: 'success' }, seconds(started));
+        return image;
+      } catch (error) {
+        metrics.modelDuration.observe({ provider: model.name, outcome: 'error' }, seconds(started));
+        throw error;
+      }
+    },
+  };
+}
+
+/** Times every job attempt and counts jobs that failed for good. */
+export function instrumentGenerationJobs<F extends (...args: never[]) => Promise<void>>(
+  processor: { handle: GenerationJobHandler; onFinalFailure: F },
+  metrics: Metrics,
+  provider: string,
+): { handle: GenerationJobHandler; onFinalFailure: F } {
+  const onFinalFailure = ((...args: Parameters<F>) => {
+    metrics.generationFailures.inc({ provider });
+    return processor.onFinalFailure(...args);
+  }) as F;
+  return {
+    async handle(payload, attempt) {
+      const started = process.hrtime.bigint();
+      try {
+        await processor.handle(payload, attempt);
+        metrics.generationDuration.observe({ provider, outcome: 'success' }, seconds(started));
+      } catch (error) {
+        metrics.generationDuration.observe({ provider, outcome: 'error' }, seconds(started));
+        throw error;
+      }
+    },
+    onFinalFailure,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Readiness
+
+export interface ReadinessReport {
+  ready: boolean;
+  /** 'ok', 'timeout' or 'failed' per dependency (details go to the log, not to the caller). */
+  checks: Record<string, string>;
+}
+
+export interface ReadinessOptions {
+  /** Per check (default 2000 ms). */
+  timeoutMs?: number;
+  onFailure?: (check: string, error: unknown) => void;
+}
+
+/** Runs every check in parallel, each bounded by a timeout. */
+export function readinessCheck(checks: Record<string, () => Promise<unknown>>, options: ReadinessOptions = {}): () => Promise<ReadinessReport> {
+  const timeoutMs = options.timeoutMs ?? 2000;
+  return async () => {
+    const results = await Promise.all(
+      Object.entries(checks).map(async ([name, check]): Promise<[string, string]> => {
+        try {
+          await withTimeout(Promise.resolve().then(check), timeoutMs);
+          return [name, 'ok'];
+        } catch (error) {
+          options.onFailure?.(name, error);
+          return [name, error instanceof TimeoutError ? 'timeout' : 'failed'];
+        }
+      }),
+    );
+    return { ready: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results) };
+  };
+}
+
+/** The dependencies a process cannot serve without: the database, Redis (when used) and storage. */
+export function infrastructureReadiness(
+  infra: Pick<Infrastructure, 'db' | 'jobStore' | 'storage'>,
+  options: ReadinessOptions & { redis: boolean; logger?: Logger },
+): () => Promise<ReadinessReport> {
+  return readinessCheck(
+    {
+      database: () => infra.db.prisma.$queryRaw`SELECT 1`,
+      ...(options.redis && { redis: () => infra.jobStore.ping() }),
+      storage: () => infra.storage.ping(),
+    },
+    { timeoutMs: options.timeoutMs, onFailure: options.onFailure ?? ((check, error) => options.logger?.warn('readiness check failed', { check, error })) },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// /metrics protection and the worker's operations server
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** True when no token is configured, or the Authorization header is `Bearer <token>`. */
+export function metricsAuthorized(token: string | undefined, authorization: string | undefined): boolean {
+  if (!token) return true;
+  const match = /^Bearer\s+(.+)$/i.exec(authorization ?? '');
+  return !!match && timingSafeEqual(digest(match[1].trim()), digest(token));
+}
+
+export interface OpsServerOptions {
+  port: number;
+  host?: string;
+  serviceName: string;
+  metrics: Metrics;
+  /** Bearer token required on /metrics (METRICS_TOKEN). */
+  token?: string;
+  ready: () => Promise<ReadinessReport>;
+}
+
+/**
+ * The worker's HTTP surface: `GET /metrics`, `GET /api/health` (liveness: the process answers)
+ * and `GET /api/ready` (database, Redis and storage reachable). Plain node:http, no Express.
+ */
+export function startOpsServer(o: OpsServerOptions): Promise<RunningServer> {
+  const send = (res: ServerResponse, status: number, body: string, contentType = 'application/json; charset=utf-8') => {
+    res.writeHead(status, { 'Content-Type': contentType, 'Cache-Control': 'no-store' }).end(body);
+  };
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, JSON.stringify({ error: 'Method not allowed' }));
+    switch (path) {
+      case '/api/health':
+        return send(res, 200, JSON.stringify({ status: 'ok', service: o.serviceName, timestamp: new Date().toISOString() }));
+      case '/api/ready': {
+        const report = await o.ready();
+        return send(res, report.ready ? 200 : 503, JSON.stringify(report.ready ? { status: 'ready', checks: report.checks } : { error: 'Not ready', checks: report.checks }));
+      }
+      case '/metrics': {
+        if (!metricsAuthorized(o.token, req.headers.authorization)) return send(res, 401, JSON.stringify({ error: 'Unauthorized' }));
+        const { contentType, body } = await o.metrics.scrape();
+        return send(res, 200, body, contentType);
+      }
+      default:
+        return send(res, 404, JSON.stringify({ error: 'Not found' }));
+    }
+  };
+  return listen(
+    (req, res) =>
+      void handle(req, res).catch(() => {
+        if (!res.headersSent) send(res, 500, JSON.stringify({ error: 'Internal server error' }));
+        else res.end();
+      }),
+    o.port,
+    o.host,
+  );
+}

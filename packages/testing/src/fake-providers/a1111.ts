@@ -1,0 +1,56 @@
+/**
+ * A fake Stable Diffusion WebUI (AUTOMATIC1111 / Forge) API: POST /sdapi/v1/txt2img and
+ * /sdapi/v1/img2img answering `{ images: [base64 PNG], parameters, info }`, optional basic auth,
+ * and errors in the WebUI's shapes (`{ detail }`, FastAPI's 422 list, `{ error, detail, body, errors }`).
+ */
+import { fakeImage, sendJson, startFakeProvider, type FakeBehaviour, type FakeProviderServer } from './server';
+
+export interface FakeA1111Options {
+  /** Basic-auth credentials the server requires (`--api-auth`); unset accepts any request. */
+  username?: string;
+  password?: string;
+}
+
+export type FakeA1111Behaviour = FakeBehaviour;
+
+/** The WebUI's error bodies: 422 FastAPI validation list, 5xx exception shape, else `{ detail }`. */
+export const a1111Error = (status: number, message?: string) => {
+  if (status === 422) return { detail: [{ loc: ['body'], msg: message ?? 'field required', type: 'value_error' }] };
+  if (status >= 500) return { error: 'RuntimeError', detail: '', body: '', errors: message ?? 'CUDA out of memory.' };
+  return { detail: message ?? 'Bad request' };
+};
+
+export function startFakeA1111(options: FakeA1111Options = {}): Promise<FakeProviderServer<FakeA1111Behaviour>> {
+  const expectedAuth = options.username ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}` : undefined;
+
+  return startFakeProvider<FakeA1111Behaviour>({
+    defaults: {},
+    isApi: (r) => r.path.startsWith('/sdapi/'),
+    errorBody: a1111Error,
+    async route(request, response) {
+      if (expectedAuth && request.headers.authorization !== expectedAuth) {
+        return sendJson(response, 401, { detail: 'Incorrect username or password' }, { 'www-authenticate': 'Basic' });
+      }
+      const mode = request.method === 'POST' ? /^\/sdapi\/v1\/(txt2img|img2img)$/.exec(request.path)?.[1] : undefined;
+      if (!mode) return sendJson(response, 404, { detail: 'Not Found' });
+      const body = request.json as Record<string, unknown> | undefined;
+      if (!body || typeof body !== 'object') return sendJson(response, 422, { detail: [{ loc: ['body'], msg: 'value is not a valid dict', type: 'type_error.dict' }] });
+      for (const field of ['width', 'height', 'steps', 'seed'] as const) {
+        if (body[field] !== undefined && !Number.isInteger(body[field])) {
+          return sendJson(response, 422, { detail: [{ loc: ['body', field], msg: 'value is not a valid integer', type: 'type_error.integer' }] });
+        }
+      }
+      if (mode === 'img2img' && (!Array.isArray(body.init_images) || body.init_images.length === 0)) {
+        return sendJson(response, 404, { detail: 'Init image not found' });
+      }
+      const prompt = typeof body.prompt === 'string' ? body.prompt : '';
+      const width = typeof body.width === 'number' ? body.width : 512;
+      const height = typeof body.height === 'number' ? body.height : 512;
+      const png = await fakeImage(prompt, width, height);
+      const seed = typeof body.seed === 'number' && body.seed >= 0 ? body.seed : 1234;
+      const info = { prompt, all_prompts: [prompt], negative_prompt: body.negative_prompt ?? '', seed, all_seeds: [seed], width, height, sampler_name: body.sampler_name ?? 'Euler a', cfg_scale: body.cfg_scale ?? 7, steps: body.steps ?? 20 };
+      const parameters = mode === 'img2img' ? { ...body, init_images: null } : body;
+      sendJson(response, 200, { images: [png.toString('base64')], parameters, info: JSON.stringify(info) });
+    },
+  });
+}
