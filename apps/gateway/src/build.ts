@@ -39,6 +39,7 @@ export function buildGatewayDeps(
   infra.invalidation.subscribe((message) => keyCache.invalidate(message));
   return {
     serviceName: SERVICE_NAME,
+    demoPage: config.demoPage,
     publicBaseUrl: config.publicBaseUrl,
     logger,
     accounts: infra.accounts,

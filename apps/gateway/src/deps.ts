@@ -6,6 +6,8 @@ import type { Metrics, ReadinessReport } from '@promptpix/runtime/src/metrics';
 /** Everything the gateway talks to; built by a composition root (main.ts, the embedded server, tests). */
 export interface GatewayDeps {
   serviceName: string;
+  /** Serve the /demo page (development only). */
+  demoPage: boolean;
   /** Absolute base of the service's own URLs (permalinks). */
   publicBaseUrl: string;
   logger: Logger;

@@ -102,6 +102,8 @@ export interface Config {
   instantMinScore: number;
   renderWaitMs: number;
   log: { level: string; format: 'json' | 'pretty' };
+  /** The /demo page of the embed script: on outside production. */
+  demoPage: boolean;
   /** The worker's /metrics and health port; an optional bearer token for /metrics (both apps). */
   metrics: { port: number; token?: string };
 }
@@ -200,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     libraryDelaySeconds: e.LIBRARY_DELAY_SECONDS,
     instantMinScore: e.INSTANT_MIN_SCORE,
     renderWaitMs: e.RENDER_WAIT_MS,
+    demoPage: e.NODE_ENV !== 'production',
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (e.NODE_ENV === 'production' ? 'json' : 'pretty') },
     metrics: { port: e.METRICS_PORT, token: e.METRICS_TOKEN },
   };

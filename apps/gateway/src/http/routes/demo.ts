@@ -100,7 +100,7 @@ ${figure(`src="${FALLBACK_SVG}" data-service-prompt="a lighthouse on a rocky coa
  * GET /demo: a page that uses the page script, for trying a publishable key in development
  * (`/demo?key=pk_live_...`). Not mounted in production.
  */
-export const demoRoutes = (deps: GatewayDeps, options: DemoOptions = { enabled: process.env.NODE_ENV !== 'production' }) => {
+export const demoRoutes = (deps: GatewayDeps, options: DemoOptions = { enabled: deps.demoPage }) => {
   const router = Router();
   if (!options.enabled) return router;
   return router.get('/demo', (req, res) => {
