@@ -37,6 +37,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Frame-Options', 'DENY');
     next();
   });
   app.options('/api/v1/*splat', corsPreflight());

@@ -74,6 +74,31 @@ describe.each(SHAPES)('authentication and CORS (%s)', (shape) => {
     expect((await job(account.publishableKey)).status).toBe(404);
   });
 
+  const img = '00000000-0000-4000-8000-000000000000';
+  it.each([
+    ['post', '/api/v1/generate'],
+    ['get', '/api/v1/render?prompt=x'],
+    ['get', `/api/v1/image/${img}`],
+    ['patch', `/api/v1/image/${img}/pin`],
+    ['delete', `/api/v1/image/${img}/pin`],
+    ['patch', `/api/v1/image/${img}/reject`],
+    ['get', '/api/v1/characters'],
+  ] as const)('publishable keys cannot %s %s', async (method, path) => {
+    const res = await request(service.baseUrl)[method](path).set('Authorization', `Bearer ${account.publishableKey}`).send({ prompt: 'x' });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: ErrorMessages.publishableForbidden });
+  });
+
+  it.each([
+    ['get', '/api/v1/styles', 200],
+    ['post', '/api/v1/embed/resolve', 200],
+    ['post', '/api/v1/analytics/events', 202],
+  ] as const)('publishable keys reach %s %s', async (method, path, status) => {
+    const body = path.includes('embed') ? { elements: [{ id: 'a', shortcut: 'none' }] } : { events: [{ eventType: 'click' }] };
+    const res = await request(service.baseUrl)[method](path).set('Authorization', `Bearer ${account.publishableKey}`).send(body);
+    expect(res.status).toBe(status);
+  });
+
   it('a revoked key answers 401 Invalid API key', async () => {
     const other = await service.createAccount();
     expect((await job(other.secretKey)).status).toBe(404);
