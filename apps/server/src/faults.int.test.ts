@@ -167,3 +167,29 @@ describe('storage write failure', () => {
     expect((await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`)).body.quotaUsed).toBe(0);
   });
 });
+
+describe('slow model under load', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService('production', { MODEL_LATENCY_MS: '4000', WORKER_CONCURRENCY: '8' });
+  });
+  afterAll(() => service?.stop());
+
+  it('polling and cached paths keep answering while every worker slot waits on the model', async () => {
+    const account = await service.createAccount({ plan: 'business' });
+    const generate = (prompt: string) => request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, width: 256, height: 256 });
+    const jobs = await Promise.all(Array.from({ length: 16 }, (_, i) => generate(`slow scene ${i}`)));
+    const ids = jobs.map((j) => j.body.jobId as string);
+    // 100 polls and 20 embed batches run to completion before any generation can have finished.
+    for (let i = 0; i < 100; i++) {
+      const res = await request(service.baseUrl).get(`/api/v1/job/${ids[i % ids.length]}`).set('Authorization', `Bearer ${account.publishableKey}`);
+      expect(res.status).toBe(200);
+    }
+    for (let i = 0; i < 20; i++) {
+      const res = await request(service.baseUrl).post('/api/v1/embed/resolve').set('Authorization', `Bearer ${account.publishableKey}`).send({ elements: [{ id: 'a', shortcut: 'none' }] });
+      expect(res.status).toBe(200);
+    }
+    const states = await Promise.all(ids.map((id) => service.infra.jobStore.get(id)));
+    expect(states.every((j) => j?.status === 'queued' || j?.status === 'processing')).toBe(true);
+  });
+});
