@@ -21,6 +21,8 @@ describe('admin CLI command mapping', () => {
     ],
     [['keys', 'revoke', 'k1'], {}, { method: 'DELETE', path: '/admin/api/v1/keys/k1' }],
     [['library', 'seed'], {}, { method: 'POST', path: '/admin/api/v1/library/seed' }],
+    [['queue', 'status'], { limit: '5' }, { method: 'GET', path: '/admin/api/v1/queue?limit=5' }],
+    [['queue', 'retry', 'job-1'], {}, { method: 'POST', path: '/admin/api/v1/queue/failed/job-1/retry' }],
   ])('%j %j', (args, options, call) => expect(toApiCall(args, options)).toEqual(call));
 
   it.each([

@@ -16,6 +16,8 @@ export const USAGE = `Usage: npm run --silent admin -- <command> [options]
   keys create <handle> --kind secret|publishable --name <name> [--domain <d>]...
   keys revoke <keyId>
   library seed                      fill an empty shared library with sample images (instant mode)
+  queue status [--limit <n>]        queue depths and the most recent failed jobs
+  queue retry <jobId>               run a failed job again
 
 Global options: --url <base url> (default $PROMPTPIX_URL or http://127.0.0.1:$PORT|3000)
 Token: $ADMIN_TOKEN, else DATA_DIR/admin-token (written by npm start).`;
@@ -76,6 +78,10 @@ export function toApiCall(args: string[], options: Options): ApiCall {
     }
     case 'keys revoke':
       return { method: 'DELETE', path: `/admin/api/v1/keys/${encodeURIComponent(positional(args, 2, 'the key id'))}` };
+    case 'queue status':
+      return { method: 'GET', path: `/admin/api/v1/queue${one(options, 'limit') ? `?limit=${encodeURIComponent(one(options, 'limit')!)}` : ''}` };
+    case 'queue retry':
+      return { method: 'POST', path: `/admin/api/v1/queue/failed/${encodeURIComponent(positional(args, 2, 'the job id'))}/retry` };
     case 'library seed':
       return { method: 'POST', path: '/admin/api/v1/library/seed' };
     default:

@@ -24,6 +24,7 @@ async function main(): Promise<number> {
       kind: { type: 'string' },
       name: { type: 'string' },
       domain: { type: 'string', multiple: true },
+      limit: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -257,6 +257,25 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
       };
     },
 
+    async listFailed(limit) {
+      const queue = await readyQueue();
+      const jobs = await queue.getFailed(0, Math.max(0, limit - 1));
+      return jobs.map((job) => ({
+        jobId: String(job.id),
+        error: job.failedReason ?? 'unknown',
+        attemptsMade: job.attemptsMade,
+        failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
+      }));
+    },
+
+    async retryFailed(jobId) {
+      const queue = await readyQueue();
+      const job = await queue.getJob(jobId);
+      if (!job || !(await job.isFailed())) return false;
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return true;
+    },
+
     async close() {
       if (closed) return;
       closed = true;

@@ -11,6 +11,7 @@ import type {
   GenerationQueue,
   QueueConsumer,
   QueueDepth,
+  FailedJob,
 } from '@promptpix/core/src/ports/queue';
 import { isPermanentJobError, toError } from './errors';
 
@@ -49,6 +50,9 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
   let active = 0;
   let failed = 0;
   let closed = false;
+  /** The last failed jobs, newest last, bounded. */
+  const failedJobs = new Map<string, FailedJob & { payload: GenerationJobPayload }>();
+  const FAILED_KEPT = 1000;
 
   const pump = () => {
     for (const consumer of consumers) {
@@ -75,6 +79,9 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
       if (isPermanentJobError(error) || attempt >= attempts) {
         known.delete(job.payload.jobId);
         failed++;
+        failedJobs.delete(job.payload.jobId);
+        failedJobs.set(job.payload.jobId, { jobId: job.payload.jobId, error: error.message, attemptsMade: attempt, failedAt: new Date().toISOString(), payload: structuredClone(job.payload) });
+        if (failedJobs.size > FAILED_KEPT) failedJobs.delete(failedJobs.keys().next().value as string);
         try {
           await consumer.options.onFinalFailure(structuredClone(job.payload), error);
         } catch (e) {
@@ -125,6 +132,22 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
 
     async depth(): Promise<QueueDepth> {
       return { waiting: waiting.length, active, delayed: delayed.size, failed };
+    },
+
+    async listFailed(limit) {
+      return [...failedJobs.values()]
+        .reverse()
+        .slice(0, limit)
+        .map(({ jobId, error, attemptsMade, failedAt }) => ({ jobId, error, attemptsMade, failedAt }));
+    },
+
+    async retryFailed(jobId) {
+      const entry = failedJobs.get(jobId);
+      if (!entry || closed) return false;
+      failedJobs.delete(jobId);
+      failed--;
+      await this.enqueue(entry.payload);
+      return true;
     },
 
     async close() {

@@ -106,6 +106,34 @@ export function describeQueueContract(name: string, makeQueue: (options: QueueFa
       expect(failures[0].message).toBe('record is gone');
     });
 
+    it('lists failed jobs for operators and retries one with fresh attempts', async () => {
+      const queue = await make({ attempts: 2 });
+      let healthy = false;
+      const runs: number[] = [];
+      const failures: string[] = [];
+      queue.consume(
+        async (_p, { attempt }) => {
+          runs.push(attempt);
+          if (!healthy) throw new Error('provider down');
+        },
+        { concurrency: 1, onFinalFailure: async (p) => void failures.push(p.jobId) },
+      );
+      const job = payload('operator-retry');
+      await queue.enqueue(job);
+      await waitFor(() => failures.length === 1, 'the final failure');
+      await waitFor(async () => (await queue.listFailed(10)).length === 1, 'the failed job to be listed');
+      const [listed] = await queue.listFailed(10);
+      expect(listed).toMatchObject({ jobId: job.jobId, error: 'provider down', attemptsMade: 2 });
+      expect(await queue.retryFailed('no-such-job')).toBe(false);
+
+      healthy = true;
+      expect(await queue.retryFailed(job.jobId)).toBe(true);
+      await waitFor(() => runs.length === 3, 'the retried run');
+      expect(runs).toEqual([1, 2, 1]);
+      await waitFor(async () => (await queue.listFailed(10)).length === 0, 'the failed list to empty');
+      expect(failures).toHaveLength(1);
+    });
+
     it('keeps going when onFinalFailure itself throws', async () => {
       const queue = await make({ attempts: 1 });
       const ran: string[] = [];

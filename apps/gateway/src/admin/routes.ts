@@ -135,6 +135,18 @@ export function adminRoutes(deps: GatewayDeps) {
     await streamEvents(res, query.format, deps.eventStore.export(account.id, query.from, query.to));
   });
 
+  router.get('/admin/api/v1/queue', async (req, res) => {
+    const limit = Math.min(Math.max(Number(req.query.limit) || 20, 1), 200);
+    const [depth, failed] = await Promise.all([deps.queue.depth(), deps.queue.listFailed(limit)]);
+    res.json({ depth, failed });
+  });
+
+  router.post('/admin/api/v1/queue/failed/:jobId/retry', async (req, res) => {
+    if (!(await deps.queue.retryFailed(req.params.jobId))) throw new AppError('not_found', 'No failed job with this id is kept');
+    deps.logger.info('failed job retried by operator', { jobId: req.params.jobId });
+    res.status(202).json({ jobId: req.params.jobId, status: 'queued' });
+  });
+
   router.post('/admin/api/v1/library/seed', async (_req, res) => {
     const result = await seedLibrary({ ...deps, now: deps.now });
     deps.logger.info('library seed', result);

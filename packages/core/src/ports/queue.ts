@@ -30,11 +30,22 @@ export interface QueueDepth {
   failed: number;
 }
 
+export interface FailedJob {
+  jobId: string;
+  error: string;
+  attemptsMade: number;
+  failedAt: string | null;
+}
+
 export interface GenerationQueue {
   /** Adds a job; the queue dedupes by jobId. */
   enqueue(payload: GenerationJobPayload): Promise<void>;
   consume(handler: GenerationJobHandler, options: ConsumerOptions): QueueConsumer;
   depth(): Promise<QueueDepth>;
+  /** The most recent jobs that ended failed, newest first (for operators). */
+  listFailed(limit: number): Promise<FailedJob[]>;
+  /** Runs a failed job again with fresh attempts; false when no such failed job is kept. */
+  retryFailed(jobId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
