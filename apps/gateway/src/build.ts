@@ -1,4 +1,4 @@
-import { createEmbedResolver, createGenerationService, createInstantService, createKeyCache, createStyleResolver, newId } from '@promptpix/core';
+import { createEmbedResolver, createGenerationService, createInstantService, createKeyCache, createPermalinkCache, createStyleResolver, newId } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import { infrastructureReadiness, instrumentGenerations } from '@promptpix/runtime/src/metrics';
 import type { GatewayDeps } from './deps';
@@ -36,7 +36,11 @@ export function buildGatewayDeps(
     minScore: config.instantMinScore,
   });
   const keyCache = createKeyCache({ lookup: (hash) => infra.apiKeys.findActiveByHash(hash) });
-  infra.invalidation.subscribe((message) => keyCache.invalidate(message));
+  const permalinkCache = createPermalinkCache({ load: (handle, name) => infra.permalinks.findForServing(handle, name) });
+  infra.invalidation.subscribe((message) => {
+    keyCache.invalidate(message);
+    permalinkCache.invalidate(message);
+  });
   return {
     serviceName: SERVICE_NAME,
     demoPage: config.demoPage,
@@ -50,6 +54,7 @@ export function buildGatewayDeps(
     library: infra.library,
     imageFlags: infra.imageFlags,
     permalinks: infra.permalinks,
+    permalinkCache,
     styles: infra.styles,
     styleResolver,
     characters: infra.characters,

@@ -1,4 +1,4 @@
-import type { EmbedResolver, EventRecorder, InvalidationBus, StyleResolver, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
+import type { EmbedResolver, EventRecorder, InvalidationBus, PermalinkCache, StyleResolver, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
 import type { AccountRepository, ApiKeyRepository, CharacterRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 import type { Metrics, ReadinessReport } from '@promptpix/runtime/src/metrics';
@@ -20,6 +20,7 @@ export interface GatewayDeps {
   library: LibraryRepository;
   imageFlags: ImageFlagRepository;
   permalinks: PermalinkRepository;
+  permalinkCache: PermalinkCache;
   styles: StyleRepository;
   styleResolver: StyleResolver;
   characters: CharacterRepository;

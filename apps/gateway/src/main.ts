@@ -3,6 +3,7 @@ import { createLogger, loadConfig, openInfrastructure, requireSplitDeployment } 
 import { listen, runProcess } from '@promptpix/runtime/src/process';
 import { createApp } from './app';
 import { buildGatewayDeps } from './build';
+import { startStylePreviews } from './style-previews';
 
 runProcess('gateway', async () => {
   const config = loadConfig();
@@ -10,7 +11,8 @@ runProcess('gateway', async () => {
   const logger = createLogger({ ...config.log, service: 'promptpix-gateway' });
   if (!config.adminToken) logger.warn('ADMIN_TOKEN is not set: the operator API (/admin/api/v1) refuses every call');
   const infra = await openInfrastructure(config, logger, { migrate: false });
-  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, config.adminToken)), config.port);
+  const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
+  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {})), config.port);
   logger.info('gateway listening', { port: config.port, publicBaseUrl: config.publicBaseUrl });
   return {
     logger,

@@ -5,6 +5,7 @@
  */
 import { createApp } from '@promptpix/gateway/src/app';
 import { buildGatewayDeps } from '@promptpix/gateway/src/build';
+import { startStylePreviews } from '@promptpix/gateway/src/style-previews';
 import { startGenerationWorker } from '@promptpix/worker/src/worker';
 import { createLogger, ensureAdminToken, loadConfig, openInfrastructure } from '@promptpix/runtime';
 import { listen, runProcess } from '@promptpix/runtime/src/process';
@@ -15,7 +16,8 @@ runProcess('server', async () => {
   const admin = config.adminToken ? { token: config.adminToken, created: false } : ensureAdminToken(config.dataDir);
   const infra = await openInfrastructure(config, logger, { migrate: true });
   const consumer = startGenerationWorker(infra, config, logger);
-  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, admin.token)), config.port);
+  const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
+  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, admin.token, () => previews?.current() ?? {})), config.port);
   logger.info('promptpix listening', { url: config.publicBaseUrl, dataDir: config.dataDir, database: config.database.kind, storage: config.storage.kind, queue: config.redis ? 'bullmq' : 'in-process' });
   if (!config.adminToken) {
     // Printed on purpose: the operator needs it once, and it is stored in DATA_DIR/admin-token.

@@ -12,6 +12,7 @@ import type { RequestListener } from 'node:http';
 import winston from 'winston';
 import { createApp } from '@promptpix/gateway/src/app';
 import { buildGatewayDeps } from '@promptpix/gateway/src/build';
+import { startStylePreviews, type StylePreviews } from '@promptpix/gateway/src/style-previews';
 import { startGenerationWorker } from '@promptpix/worker/src/worker';
 import type { ImageModel } from '@promptpix/core';
 import { createLogger, loadConfig, openInfrastructure, type Config, type Infrastructure } from '@promptpix/runtime';
@@ -32,6 +33,8 @@ export interface TestService {
   logs: string[];
   /** The S3-protocol server of a production-shape service (stop it to simulate a storage outage). */
   s3?: TestS3;
+  /** Preset previews being rendered, when STYLE_PREVIEWS=on. */
+  stylePreviews: StylePreviews | null;
   /** Model calls made by this service's worker. */
   modelCalls(): number;
   /** Calls the operator API; returns status and JSON body. */
@@ -69,6 +72,8 @@ export async function startTestService(shape: Shape, env: Record<string, string>
   const baseEnv: Record<string, string> = {
     DATA_DIR: dataDir,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    // Off unless a test asks: rendering 28 previews would load every test service.
+    STYLE_PREVIEWS: 'off',
     LOG_LEVEL: 'info',
     LOG_FORMAT: 'json',
     JOB_BACKOFF_MS: '20',
@@ -120,7 +125,8 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     prepareReference: configured.prepareReference?.bind(configured),
   };
   const consumer = options.worker === false ? null : startGenerationWorker(infra, config, logger);
-  handler = createApp(buildGatewayDeps(infra, config, logger, config.adminToken));
+  const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
+  handler = createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}));
 
   async function admin(method: string, path: string, body?: unknown) {
     const response = await fetch(baseUrl + path, {
@@ -141,6 +147,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     env: sharedEnv,
     s3: ownS3 ?? options.shareWith?.s3,
     modelCalls: () => calls,
+    stylePreviews: previews,
     admin,
     async createAccount(o = {}) {
       const handle = `acct-${process.pid}-${++accountCounter}`;

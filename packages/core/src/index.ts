@@ -18,3 +18,4 @@ export * from './services/key-cache';
 export * from './styles';
 export * from './services/style-resolver';
 export * from './characters';
+export * from './services/permalink-cache';

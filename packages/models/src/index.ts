@@ -2,3 +2,4 @@ export { createModel, modelProviders, type ModelConfig, type ModelProvider } fro
 export { createProceduralModel, type ProceduralModelOptions } from './procedural';
 export * from './providers';
 export * from './encode';
+export * from './previews';

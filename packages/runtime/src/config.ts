@@ -70,6 +70,7 @@ const envSchema = z.object({
   LIBRARY_DELAY_SECONDS: int(30 * 24 * 3600, 0),
   INSTANT_MIN_SCORE: z.preprocess((v) => (v === '' || v === undefined ? 0.3 : Number(v)), z.number().min(0).max(1)),
   RENDER_WAIT_MS: int(30_000, 0, 600_000),
+  STYLE_PREVIEWS: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
   LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : v), z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'])),
   LOG_FORMAT: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['json', 'pretty']).optional()),
   MONTHLY_GENERATIONS_HOBBY: int(DEFAULT_MONTHLY_GENERATIONS.hobby, 0),
@@ -101,6 +102,8 @@ export interface Config {
   libraryDelaySeconds: number;
   instantMinScore: number;
   renderWaitMs: number;
+  /** Render the style presets' preview images at start-up. */
+  stylePreviews: boolean;
   log: { level: string; format: 'json' | 'pretty' };
   /** The /demo page of the embed script: on outside production. */
   demoPage: boolean;
@@ -202,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     libraryDelaySeconds: e.LIBRARY_DELAY_SECONDS,
     instantMinScore: e.INSTANT_MIN_SCORE,
     renderWaitMs: e.RENDER_WAIT_MS,
+    stylePreviews: e.STYLE_PREVIEWS === 'on',
     demoPage: e.NODE_ENV !== 'production',
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (e.NODE_ENV === 'production' ? 'json' : 'pretty') },
     metrics: { port: e.METRICS_PORT, token: e.METRICS_TOKEN },

@@ -64,6 +64,7 @@ export function adminRoutes(deps: GatewayDeps) {
     const input = parseOrThrow(createKeySchema, req.body);
     const account = await accountByHandle(req.params.handle);
     const created = await deps.apiKeys.create(account.id, input);
+    await deps.invalidation.publish({ kind: 'permalinks', accountId: account.id });
     deps.logger.info('key created', { handle: account.handle, keyId: created.id, kind: created.kind });
     res.status(201).json(created);
   });
@@ -85,6 +86,7 @@ export function adminRoutes(deps: GatewayDeps) {
       if (isUniqueViolation(error)) throw fieldError('name', 'A permalink with this name already exists');
       throw error;
     }
+    await deps.invalidation.publish({ kind: 'permalinks', accountId: account.id });
     const url = `${deps.publicBaseUrl}/api/img/${encodeURIComponent(account.handle)}/${encodeURIComponent(input.name)}`;
     res.status(201).json({ name: input.name, url, imageIds: input.imageIds });
   });

@@ -28,4 +28,8 @@ export interface InvalidationBus {
   close(): Promise<void>;
 }
 
-export type InvalidationMessage = { kind: 'key'; keyId: string } | { kind: 'account'; accountId: string };
+export type InvalidationMessage =
+  | { kind: 'key'; keyId: string }
+  | { kind: 'account'; accountId: string }
+  /** An account's permalinks changed (images pinned, rejected or added; keys' domains changed). */
+  | { kind: 'permalinks'; accountId: string };

@@ -29,7 +29,8 @@ export const createStyleResolver = (d: { findOwn(accountId: string, id: string):
       if (!tierAllows(account.plan, preset.tier)) {
         throw new AppError('forbidden', `The style "${preset.id}" needs the ${preset.tier} plan or higher`);
       }
-      return { style, renderStyle: preset.id, promptTemplate: preset.promptTemplate };
+      // The preset's own id keys the cache, whatever the caller's spelling ("Watercolor ").
+      return { style: preset.id, renderStyle: preset.id, promptTemplate: preset.promptTemplate };
     }
     const own = isUuid(style) ? await d.findOwn(account.id, style) : null;
     if (!own) throw fieldError('style', 'Unknown style: use a preset id or one of your own styles');

@@ -1,3 +1,4 @@
+import type { PermalinkForServing } from '@promptpix/core';
 import type { PrismaClient } from '../generated/client';
 
 export const createPermalinkRepository = (prisma: PrismaClient) => ({
@@ -16,17 +17,24 @@ export const createPermalinkRepository = (prisma: PrismaClient) => ({
    * Everything serving needs, in one query: the permalink's images and the domain lists of the
    * account's live publishable keys (for the Referer check).
    */
-  findForServing: (handle: string, name: string) =>
-    prisma.permalink.findFirst({
+  async findForServing(handle: string, name: string): Promise<PermalinkForServing | null> {
+    const p = await prisma.permalink.findFirst({
       where: { name, account: { handle } },
       select: {
         id: true,
         accountId: true,
-        rotation: true,
         images: { select: { imageId: true, addedAt: true, image: { select: { storageKey: true, pinned: true, rejected: true } } } },
         account: { select: { keys: { where: { kind: 'publishable', revokedAt: null }, select: { domains: true } } } },
       },
-    }),
+    });
+    if (!p) return null;
+    return {
+      id: p.id,
+      accountId: p.accountId,
+      images: p.images.map((i) => ({ imageId: i.imageId, addedAt: i.addedAt, ...i.image })),
+      publishableKeyDomains: p.account.keys.map((k) => k.domains),
+    };
+  },
 
   /** The images of several permalinks of one account, for embed shortcuts: one query, no rotation step. */
   async findManyByName(accountId: string, names: string[]) {
@@ -37,12 +45,7 @@ export const createPermalinkRepository = (prisma: PrismaClient) => ({
     return new Map(rows.map((r) => [r.name, { rotation: r.rotation, images: r.images.map((i) => ({ imageId: i.imageId, addedAt: i.addedAt, ...i.image })) }]));
   },
 
-  /** Moves the round robin one step (atomic); returns the position to serve. */
-  async advance(permalinkId: string): Promise<number> {
-    const rows = await prisma.$queryRaw<Array<{ rotation: number }>>`
-      UPDATE "Permalink" SET "rotation" = "rotation" + 1 WHERE "id" = ${permalinkId}::uuid RETURNING "rotation" - 1 AS "rotation"`;
-    return rows.length > 0 ? Number(rows[0].rotation) : 0;
-  },
+
 });
 
 export type PermalinkRepository = ReturnType<typeof createPermalinkRepository>;

@@ -82,11 +82,12 @@ describe('procedural model', () => {
     expect(await pictureDiff({ width: 256, height: 256 }, { width: 512, height: 512 })).toBeLessThan(4);
   });
 
-  it('renders an unknown style, a prototype key and no style identically (no recipes yet)', async () => {
+  it('renders an unknown style, a prototype key and no style identically; a preset changes the picture', async () => {
     const plain = await render();
-    expect((await render({ style: 'watercolor', strength: 0.3 })).equals(plain)).toBe(true);
+    expect((await render({ style: 'no-such-style', strength: 0.3 })).equals(plain)).toBe(true);
     expect((await render({ style: 'constructor' })).equals(plain)).toBe(true);
     expect(recipeFor('__proto__')).toBeUndefined();
+    expect(await pictureDiff({}, { style: 'watercolor' })).toBeGreaterThan(8);
   });
 
   it('rejects sizes it cannot draw', async () => {

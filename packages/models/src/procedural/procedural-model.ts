@@ -64,7 +64,8 @@ export const renderProcedural = async (request: ModelRequest): Promise<ModelImag
     rendered = sharp(await rendered.composite([{ input: Buffer.from(figure) }]).png({ compressionLevel: 1 }).toBuffer());
   }
   const styled = await applyRecipe(rendered, recipeFor(request.style), request.strength, { width, height });
-  const { data, info } = await styled.png({ compressionLevel: 6 }).toBuffer({ resolveWithObject: true });
+  // An intermediate the worker re-encodes: fast compression beats small bytes here.
+  const { data, info } = await styled.png({ compressionLevel: 1 }).toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
 };
 

@@ -2,6 +2,7 @@ import {
   blur,
   blurPlane,
   borderMask,
+  cachedPlane,
   chain,
   cloudPlane,
   dodge,
@@ -16,8 +17,8 @@ import {
   levels,
   linesMask,
   look,
-  lut,
   luma,
+  lut,
   mapPlane,
   multiplyPlanes,
   palette,
@@ -27,6 +28,7 @@ import {
   ramp,
   rasterOf,
   resize,
+  resizePlane,
   sCurve,
   sharpen,
   sharpOf,
@@ -34,6 +36,7 @@ import {
   subtractPlanes,
   sumPlanes,
   thicken,
+  type Look,
   type Plane,
   type Raster,
 } from './raster';
@@ -73,16 +76,33 @@ const recipe = (name: string, fn: Recipe): StyleRecipe => ({
 /** Film grain is per pixel: weaker on small pictures, where a pixel covers more of the scene. */
 const grainScale = (u: number) => Math.min(1, Math.max(0.4, Math.sqrt(u)));
 
+interface Ink {
+  /** Edge strength (Sobel, 0..255) where ink starts, and where it is full. */
+  readonly from: number;
+  readonly full: number;
+  /** Extra line width in pixels at 1024. */
+  readonly thick: number;
+  /** Leave small bright details (stars, snowflakes, glints) uninked instead of blotting them. */
+  readonly spareSpecks?: boolean;
+  /** Soft lines may be traced at half size even when thin (pencil). */
+  readonly soft?: boolean;
+}
+
 /**
- * Ink where the picture has edges (255 = full ink), from its grey, `thick` pixels wider. With
- * `spareSpecks`, small bright details (stars, snowflakes, glints) stay uninked instead of turning
- * into blots under a thick line.
+ * Ink where the picture has edges (255 = full ink), from its grey. Thick or soft ink on a large
+ * picture is traced at half size and scaled back: a quarter of the work, and the lines come back
+ * smooth.
  */
-const inkFrom = async (grey: Plane, u: number, lo: number, hi: number, thick: number, spareSpecks = false): Promise<Plane> => {
-  const ink = await thicken(ramp(sobel(await blurPlane(grey, 1.1 * u)), lo, hi), thick * u);
-  if (!spareSpecks) return ink;
-  const specks = await thicken(ramp(subtractPlanes(grey, await blurPlane(grey, 4 * u)), 20, 50), (thick + 2) * u);
-  return multiplyPlanes(ink, invertPlane(specks));
+const inkFrom = async (grey: Plane, u: number, ink: Ink): Promise<Plane> => {
+  const half = u >= 0.75 && (ink.thick >= 0.8 || ink.soft === true);
+  const k = half ? 0.5 : 1;
+  const work = half ? resizePlane(grey, Math.round(grey.width / 2), Math.round(grey.height / 2)) : grey;
+  let lines = await thicken(ramp(sobel(await blurPlane(work, 1.1 * u * k)), ink.from, ink.full), ink.thick * u * k);
+  if (ink.spareSpecks) {
+    const specks = await thicken(ramp(subtractPlanes(work, await blurPlane(work, 4 * u * k)), 20, 50), (ink.thick + 2) * u * k);
+    lines = multiplyPlanes(lines, invertPlane(specks));
+  }
+  return half ? resizePlane(lines, grey.width, grey.height) : lines;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -112,8 +132,8 @@ const cinematic: Recipe = (src, s, { fade }) => {
   const graded = look(
     src,
     {
-      tone: { shadow: [-28, 8, 34], highlight: [38, 10, -34] },
-      saturation: 1.12,
+      tone: { shadow: [-34, 12, 44], highlight: [44, 12, -40] },
+      saturation: 1.18,
       curve: sCurve(0.45),
       overlays: [{ mask: radialMask(w, h, 0.3, 1.05), colour: [0, 0, 0], opacity: 0.55 }],
     },
@@ -123,23 +143,23 @@ const cinematic: Recipe = (src, s, { fade }) => {
   return letterbox(graded, 0.12 * s, [4, 5, 7]);
 };
 
-/** Flat pastel shapes: smoothed, lifted, posterised into clean bands. No lines, no texture. */
+/**
+ * Flat areas: smoothed first (so noise does not speckle the steps), quantised, then softened by
+ * a pixel so the edges between areas come out clean and anti-aliased, like vector art.
+ */
+const flatAreas = async (src: Raster, u: number, colour: Look): Promise<Raster> => blur(look(await blur(src, 3 * u), colour), 0.7 * u);
+
+/** Flat pastel shapes: smoothed, lifted, quantised into clean areas. No lines, no texture. */
 const modernIllustration: Recipe = async (src, _s, { u, fade }) =>
-  look(await blur(src, 2.2 * u), { saturation: 1.6, flatten: { levels: 6, chroma: 30 }, curve: levels(92, 250, 0.85) }, fade);
+  look(await flatAreas(src, u, { saturation: 1.6, flatten: { levels: 6, chroma: 36 }, curve: levels(92, 250, 0.85) }), {}, fade);
 
 /** Bright flat colours in few levels, bold dark outlines. */
 const cartoon: Recipe = async (src, _s, { u, fade }) => {
-  const [smooth, ink] = await Promise.all([blur(src, 1.6 * u), inkFrom(luma(src), u, 14, 40, 2.4, true)]);
-  return look(
-    smooth,
-    {
-      saturation: 1.8,
-      flatten: { levels: 5, chroma: 44 },
-      curve: levels(10, 255, 0.8),
-      overlays: [{ mask: ink, colour: [22, 16, 30] }],
-    },
-    fade,
-  );
+  const [flat, ink] = await Promise.all([
+    flatAreas(src, u, { saturation: 1.8, flatten: { levels: 5, chroma: 44 }, curve: levels(10, 255, 0.8) }),
+    inkFrom(luma(src), u, { from: 14, full: 40, thick: 2.4, spareSpecks: true }),
+  ]);
+  return look(flat, { overlays: [{ mask: ink, colour: [22, 16, 30] }] }, fade);
 };
 
 /** Soft washes that bleed past their shapes, lifted whites, pigment pooling, paper, a ragged margin. */
@@ -152,10 +172,11 @@ const watercolor: Recipe = async (src, _s, { u, seed, fade }) => {
     paperPlane(w, h, u, seed, 26, 0.6),
     cloudPlane(w, h, 60 * u, `${seed} margin`),
   ]);
-  // Pigment pools where washes meet: a soft dark rim along the edges.
-  const pools = await blurPlane(ramp(sobel(luma(soft)), 3, 26), 2.5 * u);
+  // Pigment pools where washes meet: a soft dark rim along the edges (traced at half size: it is soft anyway).
+  const small = resizePlane(luma(soft), Math.ceil(w / 2), Math.ceil(h / 2));
+  const pools = resizePlane(await blurPlane(ramp(sobel(small), 3, 26), 1.25 * u), w, h);
   // The paint stops short of the sheet's edge, raggedly.
-  const margin = ramp(sumPlanes([[borderMask(w, h, 0.12), 1], [ragged, 0.45]]), 180, 214);
+  const margin = await cachedPlane(`watercolor margin ${w}x${h}`, async () => ramp(sumPlanes([[borderMask(w, h, 0.12), 1], [ragged, 0.45]]), 180, 214));
   return look(
     soft,
     {
@@ -236,22 +257,17 @@ const productPhotography: Recipe = async (src, _s, { fade }) => {
 // Illustration
 
 const anime: Recipe = async (src, _s, { u, fade }) => {
-  const [smooth, light, ink] = await Promise.all([blur(src, 1.2 * u), glow(src, 170, 3, 10 * u), inkFrom(luma(src), u, 18, 60, 0.6)]);
-  return look(
-    smooth,
-    {
-      saturation: 1.4,
-      curve: chain(levels(20, 255, 0.9), posterise(6)),
-      screen: { light, amount: 0.5 },
-      overlays: [{ mask: ink, colour: [40, 28, 48], opacity: 0.85 }],
-    },
-    fade,
-  );
+  const [flat, light, ink] = await Promise.all([
+    flatAreas(src, u, { saturation: 1.4, flatten: { levels: 7, chroma: 26 }, curve: levels(20, 255, 0.9) }),
+    glow(src, 170, 3, 10 * u),
+    inkFrom(luma(src), u, { from: 18, full: 60, thick: 0.6 }),
+  ]);
+  return look(flat, { screen: { light, amount: 0.5 }, overlays: [{ mask: ink, colour: [40, 28, 48], opacity: 0.85 }] }, fade);
 };
 
 const childrensBook: Recipe = async (src, _s, { u, seed, fade }) => {
   const { width: w, height: h } = src;
-  const [soft, paper, ink] = await Promise.all([blur(src, 2.5 * u), paperPlane(w, h, u, `${seed} crayon`, 34, 0.3), inkFrom(luma(src), u, 20, 70, 0.8)]);
+  const [soft, paper, ink] = await Promise.all([blur(src, 2.5 * u), paperPlane(w, h, u, `${seed} crayon`, 34, 0.3), inkFrom(luma(src), u, { from: 20, full: 70, thick: 0.8 })]);
   return look(
     soft,
     {
@@ -275,13 +291,14 @@ const pixelArt: Recipe = async (src, s, { u }) => {
 };
 
 const comicBook: Recipe = async (src, _s, { u, fade }) => {
-  const [smooth, ink] = await Promise.all([blur(src, 1.6 * u), inkFrom(luma(src), u, 12, 40, 1.8, true)]);
-  const dots = dotsMask(mapPlane(luma(smooth), levels(60, 300)), 7 * u + 2);
+  const [flat, ink] = await Promise.all([
+    flatAreas(src, u, { saturation: 1.5, flatten: { levels: 4, chroma: 48 } }),
+    inkFrom(luma(src), u, { from: 12, full: 40, thick: 1.8, spareSpecks: true }),
+  ]);
+  const dots = dotsMask(mapPlane(luma(flat), levels(60, 300)), 7 * u + 2);
   return look(
-    smooth,
+    flat,
     {
-      saturation: 1.5,
-      curve: posterise(4),
       overlays: [
         { mask: dots, colour: [30, 20, 40], opacity: 0.45 },
         { mask: ink, colour: [10, 8, 14] },
@@ -296,16 +313,16 @@ const comicBook: Recipe = async (src, _s, { u, fade }) => {
 
 const oilPainting: Recipe = async (src, _s, { u, seed, fade }) => {
   const { width: w, height: h } = src;
-  const [soft, fx, fy] = await Promise.all([blur(src, 2 * u), cloudPlane(w, h, 6 * u + 1, `${seed} stroke x`), cloudPlane(w, h, 6 * u + 1, `${seed} stroke y`)]);
+  const [soft, fx, fy] = await Promise.all([blur(src, 2 * u), cloudPlane(w, h, 12 * u + 1, `${seed} stroke x`), cloudPlane(w, h, 12 * u + 1, `${seed} stroke y`)]);
   // Impasto: light catching the ridges of the strokes.
   const ridges = emboss(await blurPlane(sumPlanes([[luma(soft), 0.6], [fx, 0.8]]), 1.2 * u), 1.6, Math.round(2 * u) || 1);
   return look(
     soft,
     {
-      warp: { fx, fy, amount: 7 * u },
+      warp: { fx, fy, amount: 10 * u },
       saturation: 1.3,
-      curve: chain(sCurve(0.2), posterise(24)),
-      relief: { plane: ridges, amount: 0.5 },
+      curve: chain(sCurve(0.25), posterise(24)),
+      relief: { plane: ridges, amount: 0.3 },
       texture: { plane: linesMask(w, h, 5 * u + 1, 2 * u, 'grid'), amount: 0.05 },
     },
     fade,
@@ -320,7 +337,7 @@ const impressionist: Recipe = async (src, _s, { u, seed, fade }) => {
     cloudPlane(w, h, 5 * u + 1, `${seed} dab x`),
     cloudPlane(w, h, 5 * u + 1, `${seed} dab y`),
   ]);
-  const relief = emboss(await blurPlane(sumPlanes([[fx, 1], [fy, -1]]), 0.8 * u), 1.2, Math.round(2 * u) || 1);
+  const relief = await cachedPlane(`impressionist relief ${w}x${h}`, async () => emboss(await blurPlane(sumPlanes([[fx, 1], [fy, -1]]), 0.8 * u), 1.2, Math.round(2 * u) || 1));
   return look(
     dabs,
     {
@@ -336,7 +353,7 @@ const impressionist: Recipe = async (src, _s, { u, seed, fade }) => {
 const pencilSketch: Recipe = async (src, _s, { u, seed, fade }) => {
   const { width: w, height: h } = src;
   const grey = luma(src);
-  const [negative, ink, paper] = await Promise.all([blurPlane(invertPlane(grey), 5 * u), inkFrom(grey, u, 10, 50, 0), paperPlane(w, h, u, seed, 18, 0.25)]);
+  const [negative, ink, paper] = await Promise.all([blurPlane(invertPlane(grey), 5 * u), inkFrom(grey, u, { from: 10, full: 50, thick: 0, soft: true }), paperPlane(w, h, u, seed, 18, 0.25)]);
   const tone = dodge(grey, negative);
   // Hatching over the darker half of the picture, denser where it is darker.
   const hatch = multiplyPlanes(linesMask(w, h, 7 * u + 2, 1.3 * u, 'hatch'), mapPlane(grey, lut((v) => Math.max(0, 150 - v) * 2)));
@@ -361,11 +378,13 @@ const pencilSketch: Recipe = async (src, _s, { u, seed, fade }) => {
 const charcoal: Recipe = async (src, _s, { u, seed, fade }) => {
   const { width: w, height: h } = src;
   const grey = luma(src);
-  const [smudge, ink, tooth] = await Promise.all([blurPlane(grey, 3 * u), inkFrom(grey, u, 10, 40, 1.5), cloudPlane(w, h, 3 * u + 1, `${seed} tooth`)]);
-  const paper = sumPlanes([
-    [grainPlane(w, h, 60, `${seed} grain`), 1],
-    [tooth, 0.8],
-  ]);
+  const [smudge, ink, tooth] = await Promise.all([blurPlane(grey, 3 * u), inkFrom(grey, u, { from: 10, full: 40, thick: 1.5 }), cloudPlane(w, h, 3 * u + 1, `${seed} tooth`)]);
+  const paper = await cachedPlane(`charcoal paper ${w}x${h}`, async () =>
+    sumPlanes([
+      [grainPlane(w, h, 60, `${seed} grain`), 1],
+      [tooth, 0.8],
+    ]),
+  );
   const sheet = gradient([
     [0, [28, 26, 26]],
     [1, [214, 206, 192]],
@@ -382,13 +401,14 @@ const charcoal: Recipe = async (src, _s, { u, seed, fade }) => {
 };
 
 const popArt: Recipe = async (src, _s, { u, fade }) => {
-  const [smooth, ink] = await Promise.all([blur(src, 1.6 * u), inkFrom(luma(src), u, 12, 36, 2.8, true)]);
-  const dots = dotsMask(mapPlane(luma(smooth), levels(90, 330)), 10 * u + 2);
+  const [flat, ink] = await Promise.all([
+    flatAreas(src, u, { saturation: 2.2, flatten: { levels: 3, chroma: 64 } }),
+    inkFrom(luma(src), u, { from: 12, full: 36, thick: 2.8, spareSpecks: true }),
+  ]);
+  const dots = dotsMask(mapPlane(luma(flat), levels(90, 330)), 10 * u + 2);
   return look(
-    smooth,
+    flat,
     {
-      saturation: 2.2,
-      curve: posterise(3),
       overlays: [
         { mask: dots, colour: [230, 20, 90], opacity: 0.55 },
         { mask: ink, colour: [0, 0, 0] },
@@ -402,11 +422,11 @@ const popArt: Recipe = async (src, _s, { u, fade }) => {
 // Technical
 
 const lineArt: Recipe = async (src, _s, { u, fade }) =>
-  look(src, { matrix: GREY, curve: levels(226, 255), overlays: [{ mask: await inkFrom(luma(src), u, 10, 34, 0.9), colour: [14, 14, 18] }] }, fade);
+  look(src, { matrix: GREY, curve: levels(226, 255), overlays: [{ mask: await inkFrom(luma(src), u, { from: 10, full: 34, thick: 0.9 }), colour: [14, 14, 18] }] }, fade);
 
 const blueprint: Recipe = async (src, _s, { u, seed, fade }) => {
   const { width: w, height: h } = src;
-  const [ink, paper] = await Promise.all([inkFrom(luma(src), u, 8, 32, 0.9), paperPlane(w, h, u, seed, 8, 0.3)]);
+  const [ink, paper] = await Promise.all([inkFrom(luma(src), u, { from: 8, full: 32, thick: 0.9 }), paperPlane(w, h, u, seed, 8, 0.3)]);
   const paleLine: [number, number, number] = [190, 215, 240];
   return look(
     src,
@@ -441,7 +461,7 @@ const infographic: Recipe = async (src, _s, { u, fade }) => {
     {
       overlays: [
         { mask: linesMask(w, h, 64 * u + 8, u, 'grid'), colour: [255, 255, 255], opacity: 0.18 },
-        { mask: await inkFrom(luma(flat), u, 30, 80, 0.5), colour: [255, 255, 255], opacity: 0.8 },
+        { mask: await inkFrom(luma(flat), u, { from: 30, full: 80, thick: 0.5 }), colour: [255, 255, 255], opacity: 0.8 },
       ],
     },
     fade,
@@ -498,7 +518,7 @@ const ethereal: Recipe = async (src, _s, { u, fade }) => {
 
 const synthwave: Recipe = async (src, _s, { u, fade }) => {
   const { width: w, height: h } = src;
-  const ink = await inkFrom(luma(src), u, 12, 40, 0.8);
+  const ink = await inkFrom(luma(src), u, { from: 12, full: 40, thick: 0.8 });
   const neonGlow = await blurPlane(ink, 5 * u);
   return look(
     src,
@@ -532,7 +552,7 @@ const minimalist: Recipe = async (src, _s, { u, fade }) =>
 
 const neon: Recipe = async (src, _s, { u, fade }) => {
   const vivid = look(src, { saturation: 2.4, curve: levels(40, 255, 0.8) });
-  const ink = await inkFrom(luma(src), u, 10, 36, 0.7);
+  const ink = await inkFrom(luma(src), u, { from: 10, full: 36, thick: 0.7 });
   const halo = mapPlane(await blurPlane(ink, 7 * u), lut((v) => v * 2.2));
   return look(
     src,

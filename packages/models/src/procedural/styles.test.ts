@@ -24,7 +24,7 @@ interface Measures {
   brightness: number;
   /** Standard deviation of brightness: contrast. */
   contrast: number;
-  /** Mean HSV saturation, 0..100. */
+  /** Colourfulness: mean chroma (max − min channel), 0..255. Unlike HSV saturation, dark pixels count little. */
   saturation: number;
   /** % of pixels on a strong edge (Sobel magnitude over 96). */
   edges: number;
@@ -45,8 +45,7 @@ const measure = async (png: Buffer): Promise<Measures> => {
   for (let j = 0, i = 0; j < grey.length; j++, i += 3) {
     const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
     grey[j] = 0.299 * r + 0.587 * g + 0.114 * b;
-    const top = max(r, g, b);
-    sat += top === 0 ? 0 : (top - min(r, g, b)) / top;
+    sat += max(r, g, b) - min(r, g, b);
   }
   const mean = grey.reduce((a, v) => a + v, 0) / grey.length;
   const contrast = Math.sqrt(grey.reduce((a, v) => a + (v - mean) ** 2, 0) / grey.length);
@@ -63,7 +62,7 @@ const measure = async (png: Buffer): Promise<Measures> => {
   }
   const inner = (w - 2) * (h - 2);
   const thumb = await sharp(png).removeAlpha().resize(16, 16, { fit: 'fill' }).raw().toBuffer();
-  return { brightness: mean, contrast, saturation: (sat / grey.length) * 100, edges: (edges / inner) * 100, texture: texture / inner, thumb };
+  return { brightness: mean, contrast, saturation: sat / grey.length, edges: (edges / inner) * 100, texture: texture / inner, thumb };
 };
 
 const thumbDistance = (a: Measures, b: Measures) => a.thumb.reduce((sum, v, i) => sum + abs(v - b.thumb[i]), 0) / a.thumb.length;

@@ -20,6 +20,7 @@ const setFlag = (deps: GatewayDeps, flag: Flag) => async (req: Request, res: Res
   const done = isUuid(id) && (await deps.imageFlags[flag](id, accountId));
   if (!done) throw new AppError('not_found', ErrorMessages.imageNotFound);
   if (flag !== 'unpin') deps.events.record({ accountId, eventType: flag, imageId: id });
+  await deps.invalidation.publish({ kind: 'permalinks', accountId });
   res.json(FLAG_BODY[flag](id));
 };
 

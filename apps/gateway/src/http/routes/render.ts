@@ -1,6 +1,6 @@
 import { Router, type Response } from 'express';
 import { renderQuerySchema, type GenerationRequest } from '@promptpix/contracts';
-import { AppError, fieldError, normalizePrompt, quotaHeaders, type JobRecord, type JobStore } from '@promptpix/core';
+import { AppError, cacheKeyOf, decideFromCache, fieldError, normalizePrompt, quotaHeaders, type JobRecord, type JobStore } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf } from '../middleware/auth';
 import { rateLimit } from '../middleware/rate-limit';
@@ -46,9 +46,17 @@ export const renderRoutes = (deps: GatewayDeps) =>
       ageBucket: query.age,
     };
 
+    // Hot path: an existing image is one cache query and a redirect (no job, no quota read).
+    const candidates = await deps.images.findCached(cacheKeyOf(account.id, request));
+    const cached = decideFromCache(candidates, request);
+    if (cached.kind === 'exact') {
+      deps.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: cached.image.id, metadata: { via: 'render' } });
+      return redirect(res, deps.storage.publicUrl(cached.image.storageKey));
+    }
+
     let started;
     try {
-      started = await deps.generations.start(account, request);
+      started = await deps.generations.startWithCandidates(account, request, candidates);
     } catch (error) {
       if (!(error instanceof AppError) || error.kind !== 'quota_exceeded') throw error;
       const fallback = await deps.images.findLatestByPrompt(account.id, normalizePrompt(query.prompt));

@@ -19,6 +19,21 @@ describe.each(SHAPES)('styles (%s)', (shape) => {
   const list = (key: string) => request(service.baseUrl).get('/api/v1/styles').set('Authorization', `Bearer ${key}`);
   const generate = (key: string, body: object) => request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${key}`).send(body);
 
+  it('previews are rendered by the configured model at start and listed as previewUrl', async () => {
+    const withPreviews = await startTestService(shape, { STYLE_PREVIEWS: 'on' }, { worker: false });
+    try {
+      await withPreviews.stylePreviews!.ready;
+      const res = await request(withPreviews.baseUrl).get('/api/v1/styles/public');
+      const urls = res.body.styles.map((s: { previewUrl: string | null }) => s.previewUrl);
+      expect(urls.every((u: string | null) => typeof u === 'string')).toBe(true);
+      const file = await fetch(urls[0]);
+      expect(file.status).toBe(200);
+      expect(file.headers.get('content-type')).toBe('image/webp');
+    } finally {
+      await withPreviews.stop();
+    }
+  });
+
   it('GET /api/v1/styles/public: every preset with category, tier and previewUrl, no key, cached an hour (a day stale)', async () => {
     const res = await request(service.baseUrl).get('/api/v1/styles/public');
     expect(res.status).toBe(200);

@@ -1,0 +1,63 @@
+import type { InvalidationMessage } from '../ports/coordination';
+import { choosePermalinkImage, permalinkRefererAllowed, type PermalinkCandidate } from '../permalinks';
+
+export interface PermalinkForServing {
+  id: string;
+  accountId: string;
+  images: PermalinkCandidate[];
+  /** Domain lists of the account's live publishable keys. */
+  publishableKeyDomains: string[][];
+}
+
+export type PermalinkDecision = { kind: 'not_found' } | { kind: 'blocked' } | { kind: 'serve'; accountId: string; image: PermalinkCandidate };
+
+/**
+ * Serving `/api/img/{handle}/{name}` from memory: the permalink's images and its account's
+ * domain lists are cached for `ttlMs` and evicted at once through the invalidation bus when
+ * they change (pin, unpin, reject, new permalink, key changes). The round robin position is
+ * kept per process, so a hot permalink costs no database round trip.
+ */
+export function createPermalinkCache(o: {
+  load(handle: string, name: string): Promise<PermalinkForServing | null>;
+  now?: () => number;
+  ttlMs?: number;
+  maxEntries?: number;
+}) {
+  const now = o.now ?? Date.now;
+  const ttlMs = o.ttlMs ?? 5_000;
+  const maxEntries = o.maxEntries ?? 10_000;
+  const entries = new Map<string, { value: PermalinkForServing | null; expiresAt: number; rotation: number }>();
+  let generation = 0;
+
+  async function entry(handle: string, name: string) {
+    const key = `${handle}/${name}`;
+    const hit = entries.get(key);
+    if (hit && hit.expiresAt > now()) return hit;
+    const startedAt = generation;
+    const value = await o.load(handle, name);
+    const fresh = { value, expiresAt: now() + ttlMs, rotation: hit?.rotation ?? 0 };
+    if (startedAt === generation) {
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
+      entries.set(key, fresh);
+    }
+    return fresh;
+  }
+
+  return {
+    async serve(handle: string, name: string, referer: string | undefined): Promise<PermalinkDecision> {
+      const e = await entry(handle, name);
+      if (!e.value) return { kind: 'not_found' };
+      if (!permalinkRefererAllowed(e.value.publishableKeyDomains, referer)) return { kind: 'blocked' };
+      const image = choosePermalinkImage(e.value.images, e.rotation++);
+      return image ? { kind: 'serve', accountId: e.value.accountId, image } : { kind: 'not_found' };
+    },
+
+    invalidate(message: InvalidationMessage): void {
+      if (message.kind === 'key') return;
+      generation++;
+      for (const [key, e] of entries) if (!e.value || e.value.accountId === message.accountId) entries.delete(key);
+    },
+  };
+}
+
+export type PermalinkCache = ReturnType<typeof createPermalinkCache>;
