@@ -9,16 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import { TEST_POSTGRES, testRedisPrefix } from '@promptpix/testing';
+import { freePort, TEST_POSTGRES, testRedisPrefix } from '@promptpix/testing';
 import { startTestService, type TestAccount, type TestService } from './test-service';
-
-const freePort = () =>
-  new Promise<number>((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => done(port));
-    });
-  });
 
 /** A Redis of our own, persisted the way the README documents (appendonly, fsync always). */
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {

@@ -6,22 +6,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import { createTestDatabase, startTestS3, TEST_REDIS_URL, testRedisPrefix, type TestDatabase, type TestS3 } from '@promptpix/testing';
+import { freePort, createTestDatabase, startTestS3, TEST_REDIS_URL, testRedisPrefix, type TestDatabase, type TestS3 } from '@promptpix/testing';
 
 const ROOT = resolve(__dirname, '../../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
-
-const freePort = () =>
-  new Promise<number>((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => done(port));
-    });
-  });
 
 function start(script: string, env: Record<string, string>): ChildProcess & { output: string[] } {
   const child = spawn(TSX, [script], { cwd: ROOT, env: { ...process.env, ...env, LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcess & { output: string[] };

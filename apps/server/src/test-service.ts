@@ -56,6 +56,20 @@ export interface TestAccount {
 
 let accountCounter = 0;
 
+/** Two gateways (no workers) on one PostgreSQL database, Redis prefix and bucket: two processes' worth of state sharing. */
+export async function startGatewayPair(): Promise<{ first: TestService; second: TestService; stop(): Promise<void> }> {
+  const first = await startTestService('production', {}, { worker: false });
+  const second = await startTestService('production', {}, { worker: false, shareWith: first });
+  return {
+    first,
+    second,
+    async stop() {
+      await second.stop();
+      await first.stop();
+    },
+  };
+}
+
 export interface TestServiceOptions {
   /** Start the in-process worker (default true). */
   worker?: boolean;

@@ -3,6 +3,7 @@
  * (.ci/run installs and starts them when missing); a missing server fails the run.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { Client } from 'pg';
 
 export const TEST_POSTGRES = {
@@ -50,3 +51,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 /** A Redis key prefix of our own, so parallel test files never see each other's keys. */
 export const testRedisPrefix = () => `promptpix-test:${suffix()}:`;
+
+/** A TCP port free on loopback right now (for servers a test starts as child processes). */
+export const freePort = () =>
+  new Promise<number>((done, fail) => {
+    const server = createServer().once('error', fail).listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => done(port));
+    });
+  });

@@ -1,3 +1,4 @@
+import type { LibraryImage } from '@promptpix/core';
 import type { PrismaClient } from '../generated/client';
 import { Prisma } from '../generated/client';
 
@@ -11,20 +12,8 @@ export interface LibraryQuery {
   joinedBefore: Date;
 }
 
-export interface LibraryMatch {
-  id: string;
-  normalizedPrompt: string;
-  style: string | null;
-  storageKey: string;
-  width: number;
-  height: number;
-  format: string;
-  seed: number;
-  ageBucket: string | null;
-  tags: string[];
-  /** pg_trgm similarity of the prompts, 0..1. */
-  score: number;
-}
+/** A library image and the pg_trgm similarity (0..1) of its prompt to the one asked for. */
+export type LibraryMatch = LibraryImage;
 
 /**
  * The shared library: original images (not variants or instant copies) old enough to have

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ErrorMessages } from '@promptpix/contracts';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startGatewayPair, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
 
 describe.each(SHAPES)('authentication and CORS (%s)', (shape) => {
   let service: TestService;
@@ -169,14 +169,12 @@ describe.each(SHAPES)('authentication and CORS (%s)', (shape) => {
 describe('key cache across gateway processes', () => {
   let first: TestService;
   let second: TestService;
+  let pair: Awaited<ReturnType<typeof startGatewayPair>>;
   beforeAll(async () => {
-    first = await startTestService('production', {}, { worker: false });
-    second = await startTestService('production', {}, { worker: false, shareWith: first });
+    pair = await startGatewayPair();
+    ({ first, second } = pair);
   });
-  afterAll(async () => {
-    await second.stop();
-    await first.stop();
-  });
+  afterAll(() => pair.stop());
 
   const pollStatus = (base: string, key: string) => request(base).get('/api/v1/job/none').set('Authorization', `Bearer ${key}`).then((r) => r.status);
   const eventually = async (check: () => Promise<boolean>) => {

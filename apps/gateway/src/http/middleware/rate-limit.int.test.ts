@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SHAPES, startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startGatewayPair, startTestService, type TestService } from '@promptpix/server/src/test-service';
 
 describe.each(SHAPES)('rate limits (%s)', (shape) => {
   let service: TestService;
@@ -48,14 +48,12 @@ describe.each(SHAPES)('rate limits (%s)', (shape) => {
 describe('two gateway processes on one Redis share the window', () => {
   let first: TestService;
   let second: TestService;
+  let pair: Awaited<ReturnType<typeof startGatewayPair>>;
   beforeAll(async () => {
-    first = await startTestService('production', {}, { worker: false });
-    second = await startTestService('production', {}, { worker: false, shareWith: first });
+    pair = await startGatewayPair();
+    ({ first, second } = pair);
   });
-  afterAll(async () => {
-    await second.stop();
-    await first.stop();
-  });
+  afterAll(() => pair.stop());
 
   it('counts requests through either gateway against one limit', async () => {
     const account = await first.createAccount();
