@@ -1,4 +1,4 @@
-import { createEmbedResolver, createGenerationService, createInstantService, createKeyCache, createPermalinkCache, createStyleResolver, newId } from '@promptpix/core';
+import { createCacheMemo, createEmbedResolver, createGenerationService, createInstantService, createKeyCache, createPermalinkCache, createStyleResolver, newId, type CacheKey } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import { infrastructureReadiness, instrumentGenerations } from '@promptpix/runtime/src/metrics';
 import type { GatewayDeps } from './deps';
@@ -12,12 +12,15 @@ export function buildGatewayDeps(
   adminToken: string | undefined,
   stylePreviews: () => Record<string, string> = () => ({}),
 ): GatewayDeps {
+  // In-process caches of hot lookups, evicted through the invalidation bus when their data changes.
+  const memo = createCacheMemo();
+  const findCached = (key: CacheKey) => memo.find(key, (k) => infra.images.findCached(k));
   const styleResolver = createStyleResolver({ findOwn: (accountId, id) => infra.styles.findOwn(accountId, id) });
   const generations = instrumentGenerations(infra.metrics, createGenerationService({
     jobStore: infra.jobStore,
     queue: infra.queue,
     quota: infra.quota,
-    cache: infra.images,
+    cache: { findCached },
     singleFlight: infra.singleFlight,
     storage: infra.storage,
     events: infra.events,
@@ -40,6 +43,7 @@ export function buildGatewayDeps(
   infra.invalidation.subscribe((message) => {
     keyCache.invalidate(message);
     permalinkCache.invalidate(message);
+    memo.invalidate(message);
   });
   return {
     serviceName: SERVICE_NAME,
@@ -71,10 +75,11 @@ export function buildGatewayDeps(
     singleFlight: infra.singleFlight,
     now: () => new Date(),
     renderWaitMs: config.renderWaitMs,
+    findCached,
     generations,
     instant,
     embed: createEmbedResolver({
-      findCachedMany: (accountId, keys) => infra.images.findCachedMany(accountId, keys),
+      findCachedMany: (accountId, keys) => memo.findMany(accountId, keys, (a, k) => infra.images.findCachedMany(a, k)),
       findPermalinks: (accountId, names) => infra.permalinks.findManyByName(accountId, names),
       generations,
       instant,

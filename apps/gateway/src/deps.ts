@@ -1,4 +1,4 @@
-import type { EmbedResolver, EventRecorder, InvalidationBus, PermalinkCache, StyleResolver, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
+import type { CacheKey, CachedImage, EmbedResolver, EventRecorder, InvalidationBus, PermalinkCache, StyleResolver, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
 import type { AccountRepository, ApiKeyRepository, CharacterRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 import type { Metrics, ReadinessReport } from '@promptpix/runtime/src/metrics';
@@ -44,6 +44,8 @@ export interface GatewayDeps {
   now: () => Date;
   /** How long GET /api/v1/render holds a request for a fresh image. */
   renderWaitMs: number;
+  /** The images stored under a render-cache key (remembered in process, evicted on change). */
+  findCached(key: CacheKey): Promise<CachedImage[]>;
   /** Operator API token; the admin API refuses every call when unset. */
   adminToken?: string;
   /** Directory served under /files when images live on local disk. */

@@ -20,6 +20,7 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
     quota: infra.quota,
     events: infra.events,
     singleFlight: infra.singleFlight,
+    invalidation: infra.invalidation,
     logger,
     now: () => new Date(),
   }), infra.metrics, infra.model.name);

@@ -19,3 +19,4 @@ export * from './styles';
 export * from './services/style-resolver';
 export * from './characters';
 export * from './services/permalink-cache';
+export * from './services/cache-memo';

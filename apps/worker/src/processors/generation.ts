@@ -10,6 +10,7 @@ import {
   type JobStore,
   type QuotaService,
   type SingleFlight,
+  type InvalidationBus,
   type Storage,
 } from '@promptpix/core';
 import { generationJobPayloadSchema } from '@promptpix/contracts';
@@ -26,6 +27,8 @@ export interface GenerationProcessorDeps {
   quota: Pick<QuotaService, 'refund'>;
   events: EventRecorder;
   singleFlight: SingleFlight;
+  /** Tells gateways that cached lookups of this account's images are stale. */
+  invalidation: InvalidationBus;
   /** The character step (references for the scene, preparing a family reference on first use). */
   characterFor(characterId: string, sceneStyle: string | undefined, seed: number): Promise<CharacterForScene>;
   logger: Logger;
@@ -115,6 +118,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     const completedAt = d.now();
     await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString() });
     if (job.flightKey) await d.singleFlight.release(job.flightKey, jobId);
+    await d.invalidation.publish({ kind: 'images', accountId: job.accountId });
     if (!sourceImageId) {
       const reference = character?.prepared && { referenceFamily: character.prepared.family, referenceReused: character.prepared.reused, referenceMs: character.prepared.ms };
       d.events.record({ accountId: job.accountId, eventType: 'generate', imageId, metadata: { jobId, model: d.model.name, ms: completedAt.getTime() - started.getTime(), ...reference } });

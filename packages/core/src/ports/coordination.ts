@@ -32,4 +32,6 @@ export type InvalidationMessage =
   | { kind: 'key'; keyId: string }
   | { kind: 'account'; accountId: string }
   /** An account's permalinks changed (images pinned, rejected or added; keys' domains changed). */
-  | { kind: 'permalinks'; accountId: string };
+  | { kind: 'permalinks'; accountId: string }
+  /** An account's images changed (a new image or variant stored, an image rejected or pinned). */
+  | { kind: 'images'; accountId: string };

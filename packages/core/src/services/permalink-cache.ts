@@ -53,7 +53,7 @@ export function createPermalinkCache(o: {
     },
 
     invalidate(message: InvalidationMessage): void {
-      if (message.kind === 'key') return;
+      if (message.kind !== 'permalinks' && message.kind !== 'account') return;
       generation++;
       for (const [key, e] of entries) if (!e.value || e.value.accountId === message.accountId) entries.delete(key);
     },

@@ -21,6 +21,7 @@ const setFlag = (deps: GatewayDeps, flag: Flag) => async (req: Request, res: Res
   if (!done) throw new AppError('not_found', ErrorMessages.imageNotFound);
   if (flag !== 'unpin') deps.events.record({ accountId, eventType: flag, imageId: id });
   await deps.invalidation.publish({ kind: 'permalinks', accountId });
+  await deps.invalidation.publish({ kind: 'images', accountId });
   res.json(FLAG_BODY[flag](id));
 };
 

@@ -47,7 +47,7 @@ export const renderRoutes = (deps: GatewayDeps) =>
     };
 
     // Hot path: an existing image is one cache query and a redirect (no job, no quota read).
-    const candidates = await deps.images.findCached(cacheKeyOf(account.id, request));
+    const candidates = await deps.findCached(cacheKeyOf(account.id, request));
     const cached = decideFromCache(candidates, request);
     if (cached.kind === 'exact') {
       deps.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: cached.image.id, metadata: { via: 'render' } });

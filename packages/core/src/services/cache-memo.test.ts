@@ -1,0 +1,49 @@
+import { createCacheMemo } from './cache-memo';
+import type { CacheKey, CachedImage } from '../render-cache';
+
+const key = (prompt: string, accountId = 'acc'): CacheKey => ({ accountId, normalizedPrompt: prompt, style: null, characterId: null, ageBucket: null });
+const image = (id: string): CachedImage => ({ id, storageKey: `images/${id}.webp`, width: 1024, height: 1024, format: 'webp', sourceImageId: null, rejected: false, createdAt: new Date(0) });
+
+describe('cache memo', () => {
+  let clock = 0;
+  const now = () => clock;
+
+  it('remembers keys that have images, never misses', async () => {
+    const memo = createCacheMemo({ now });
+    const read = jest.fn(async (k: CacheKey) => (k.normalizedPrompt === 'hit' ? [image('a')] : []));
+    await memo.find(key('hit'), read);
+    await memo.find(key('hit'), read);
+    await memo.find(key('miss'), read);
+    await memo.find(key('miss'), read);
+    expect(read).toHaveBeenCalledTimes(3);
+  });
+
+  it('expires after the ttl and is evicted per account by images/account messages only', async () => {
+    const memo = createCacheMemo({ now, ttlMs: 1000 });
+    const read = jest.fn(async () => [image('a')]);
+    await memo.find(key('p'), read);
+    memo.invalidate({ kind: 'permalinks', accountId: 'acc' });
+    memo.invalidate({ kind: 'images', accountId: 'other' });
+    await memo.find(key('p'), read);
+    expect(read).toHaveBeenCalledTimes(1);
+    memo.invalidate({ kind: 'images', accountId: 'acc' });
+    await memo.find(key('p'), read);
+    expect(read).toHaveBeenCalledTimes(2);
+    clock += 1001;
+    await memo.find(key('p'), read);
+    expect(read).toHaveBeenCalledTimes(3);
+  });
+
+  it('findMany reads only the keys it does not hold, in one call, and labels remembered images with their key', async () => {
+    const memo = createCacheMemo({ now });
+    const rows = (keys: CacheKey[]) => keys.filter((k) => k.normalizedPrompt !== 'none').map((k) => ({ ...image(k.normalizedPrompt), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null }));
+    const read = jest.fn(async (_a: string, keys: CacheKey[]) => rows(keys));
+    const first = await memo.findMany('acc', [key('a'), key('b'), key('none')], read);
+    expect(first.map((r) => r.id).sort()).toEqual(['a', 'b']);
+    const second = await memo.findMany('acc', [key('a'), key('b'), key('c')], read);
+    expect(read).toHaveBeenCalledTimes(2);
+    expect(read.mock.calls[1][1].map((k) => k.normalizedPrompt)).toEqual(['c']);
+    expect(second.find((r) => r.id === 'a')).toMatchObject({ normalizedPrompt: 'a', style: null });
+    expect(second.map((r) => r.id).sort()).toEqual(['a', 'b', 'c']);
+  });
+});
