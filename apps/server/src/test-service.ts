@@ -17,6 +17,7 @@ import { startGenerationWorker } from '@promptpix/worker/src/worker';
 import type { ImageModel } from '@promptpix/core';
 import { createLogger, loadConfig, openInfrastructure, type Config, type Infrastructure } from '@promptpix/runtime';
 import { listen } from '@promptpix/runtime/src/process';
+import type { AnalyticsEvent, Prisma } from '@promptpix/db';
 import { createTestDatabase, startTestS3, TEST_REDIS_URL, testRedisPrefix, type TestS3 } from '@promptpix/testing';
 
 export type Shape = 'embedded' | 'production';
@@ -43,6 +44,11 @@ export interface TestService {
   createAccount(options?: { status?: string; plan?: string; domains?: string[]; monthlyGenerations?: number }): Promise<TestAccount>;
   /** Polls a job until it is completed or failed. */
   waitForJob(jobId: string, key: string, timeoutMs?: number): Promise<any>;
+  /**
+   * Analytics events matching `where`, once at least `atLeast` are stored. Events are buffered and a
+   * worker records `generate` just after the job reads completed, so a test waits for them to land.
+   */
+  storedEvents(where: Prisma.AnalyticsEventWhereInput, atLeast?: number, timeoutMs?: number): Promise<AnalyticsEvent[]>;
   stop(): Promise<void>;
 }
 
@@ -179,6 +185,15 @@ export async function startTestService(shape: Shape, env: Record<string, string>
         const job = await response.json();
         if (job.status === 'completed' || job.status === 'failed') return job;
         if (Date.now() > deadline) throw new Error(`job ${jobId} still ${job.status} after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async storedEvents(where, atLeast = 1, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await infra.events.flush();
+        const events = await infra.db.prisma.analyticsEvent.findMany({ where, orderBy: { createdAt: 'asc' } });
+        if (events.length >= atLeast || Date.now() > deadline) return events;
         await new Promise((r) => setTimeout(r, 25));
       }
     },

@@ -41,8 +41,7 @@ describe.each(SHAPES)('characters (%s)', (shape) => {
   const createCharacter = async (body: object) => service.admin('POST', `/admin/api/v1/accounts/${account.handle}/characters`, body);
   const generate = (body: object) => request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send(body);
   const generateEvent = async (imageId: string) => {
-    await service.infra.events.flush();
-    const [event] = await service.infra.db.prisma.analyticsEvent.findMany({ where: { imageId, eventType: 'generate' } });
+    const [event] = await service.storedEvents({ imageId, eventType: 'generate' });
     return event?.metadata as Record<string, unknown>;
   };
 

@@ -97,8 +97,7 @@ describe.each(SHAPES)('styles (%s)', (shape) => {
       const res = await generate(free.secretKey, { prompt: `a styled kettle ${style}`, style, width: 256, height: 256 });
       expect(res.status).toBe(202);
       const job = await service.waitForJob(res.body.jobId, free.secretKey);
-      await service.infra.events.flush();
-      const events = await service.infra.db.prisma.analyticsEvent.findMany({ where: { imageId: job.imageId, eventType: 'style_applied' } });
+      const events = await service.storedEvents({ imageId: job.imageId, eventType: 'style_applied' });
       expect(events).toHaveLength(1);
       expect(events[0].metadata).toEqual({ style });
     }
