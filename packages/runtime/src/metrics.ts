@@ -134,10 +134,13 @@ const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) /
 
 /** Counts every render-cache hit the service records as a `cache_hit` event. */
 export function countCacheHits(events: EventRecorder, metrics: Metrics): EventRecorder {
+  // Bound once: an embed batch counts up to 50 hits, and inc(labels) hashes the labels each time.
+  const derivedHits = metrics.cacheHits.labels({ kind: 'derived' });
+  const exactHits = metrics.cacheHits.labels({ kind: 'exact' });
   return {
     ...events,
     record(event) {
-      if (event.eventType === 'cache_hit') metrics.cacheHits.inc({ kind: event.metadata?.derived === true ? 'derived' : 'exact' });
+      if (event.eventType === 'cache_hit') (event.metadata?.derived === true ? derivedHits : exactHits).inc();
       events.record(event);
     },
     flush: () => events.flush(),

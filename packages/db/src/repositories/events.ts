@@ -1,5 +1,4 @@
 import type { PrismaClient } from '../generated/client';
-import type { Prisma } from '../generated/client';
 
 export interface NewEvent {
   accountId: string;
@@ -10,14 +9,26 @@ export interface NewEvent {
 }
 
 export const createEventRepository = (prisma: PrismaClient) => ({
-  /** One INSERT for the whole batch. */
   export: (accountId: string, from: Date, to: Date) => eventsForExport(prisma, accountId, from, to),
 
+  /**
+   * One INSERT for the whole batch, sent as one JSON parameter: one native JSON.stringify instead
+   * of the driver escaping every element of per-column arrays. A JSON null becomes SQL NULL.
+   */
   async insertMany(events: NewEvent[]): Promise<number> {
-    const result = await prisma.analyticsEvent.createMany({
-      data: events.map((e) => ({ ...e, metadata: (e.metadata ?? undefined) as Prisma.InputJsonValue | undefined })),
-    });
-    return result.count;
+    if (events.length === 0) return 0;
+    const now = new Date().toISOString();
+    const rows = events.map((e) => ({
+      account: e.accountId,
+      type: e.eventType,
+      image: e.imageId ?? null,
+      meta: e.metadata ?? null,
+      created: e.createdAt ? e.createdAt.toISOString() : now,
+    }));
+    return prisma.$executeRaw`
+      INSERT INTO "AnalyticsEvent" ("id", "accountId", "eventType", "imageId", "metadata", "createdAt")
+      SELECT gen_random_uuid(), t.account, t.type, t.image, t.meta, (t.created AT TIME ZONE 'UTC')
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(account uuid, type text, image uuid, meta jsonb, created timestamptz)`;
   },
 });
 
