@@ -1,0 +1,259 @@
+/**
+ * The production shape under test: a database of our own (created, migrated, dropped), a Redis
+ * key prefix of our own (deleted at the end), local storage in a temp dir, and the gateway and
+ * worker as separate child processes. Everything registered here is undone by `cleanup()`, which
+ * main.ts runs in `finally` and on SIGINT/SIGTERM.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import Redis from 'ioredis';
+import pg from 'pg';
+import { logTail, ROOT, startChild, waitFor, type Child } from './proc';
+
+const run = promisify(execFile);
+
+export const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
+export const REDIS_URL = 'redis://127.0.0.1:6379';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface WorkerSettings {
+  concurrency: number;
+  modelLatencyMs: number;
+}
+
+export interface Stack {
+  id: string;
+  dbName: string;
+  databaseUrl: string;
+  redisPrefix: string;
+  dataDir: string;
+  logDir: string;
+  adminToken: string;
+  port: number;
+  baseUrl: string;
+  /** The orchestrator's own connections (stats, SQL setup, key counting). */
+  sql: pg.Pool;
+  redis: Redis;
+  gateway: Child | null;
+  worker: Child | null;
+  /** `compiled`: run a .js bundle of the gateway with plain node instead of the TypeScript through tsx. */
+  startGateway(options?: { nodeArgs?: string[]; compiled?: string }): Promise<Child>;
+  stopGateway(): Promise<void>;
+  /**
+   * A second gateway on its own port whose PostgreSQL and Redis connections go through the given
+   * ports (the counting proxies). Stopped by cleanup().
+   */
+  startCountingGateway(pgPort: number, redisPort: number): Promise<{ child: Child; baseUrl: string }>;
+  startWorker(settings: WorkerSettings): Promise<Child>;
+  stopWorker(): Promise<void>;
+  /** Deletes every Redis key under our prefix; returns how many. */
+  deleteRedisKeys(pattern?: string): Promise<number>;
+  cleanup(): Promise<string[]>;
+}
+
+async function adminQuery(sqlText: string) {
+  const client = new pg.Client({ ...PG, database: 'postgres' });
+  await client.connect();
+  try {
+    await client.query(sqlText);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createStack(log: (line: string) => void): Promise<Stack> {
+  const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+  const id = `${stamp}_${randomBytes(3).toString('hex')}`;
+  const dbName = `promptpix_bench_${id}`;
+  const databaseUrl = `postgresql://${PG.user}@${PG.host}:${PG.port}/${dbName}`;
+  const redisPrefix = `promptpix-bench-${id}`;
+  const tmp = mkdtempSync(join(tmpdir(), 'promptpix-bench-'));
+  const dataDir = join(tmp, 'data');
+  const logDir = tmp;
+  const adminToken = randomBytes(24).toString('hex');
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const undo: Array<[string, () => Promise<unknown>]> = [];
+
+  undo.push(['temp dir', async () => rmSync(tmp, { recursive: true, force: true })]);
+  await adminQuery(`CREATE DATABASE "${dbName}"`);
+  undo.push(['database', () => adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)]);
+  log(`database ${dbName} created; migrating`);
+  try {
+    const migrated = await run('npm', ['run', '--silent', 'db:migrate'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    log(`migrated: ${migrated.stdout.trim()}`);
+  } catch (error) {
+    for (const [, fn] of undo.reverse()) await fn().catch(() => undefined);
+    throw error;
+  }
+
+  const sql = new pg.Pool({ ...PG, database: dbName, max: 4 });
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+
+  const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    REDIS_PREFIX: redisPrefix,
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: adminToken,
+    PORT: String(port),
+    PUBLIC_BASE_URL: baseUrl,
+    // glibc's per-thread malloc arenas are an RSS lever worth comparing; pass it through when set.
+    ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
+    ...extra,
+  });
+
+  const extra: Child[] = [];
+  const waitHealthy = async (child: Child, url: string) => {
+    try {
+      await waitFor(
+        `${child.name} /api/health`,
+        async () => {
+          if (!child.isRunning()) throw new Error(`${child.name} exited`);
+          const res = await fetch(`${url}/api/health`);
+          return res.ok ? true : undefined;
+        },
+        60_000,
+        150,
+      );
+    } catch (error) {
+      throw new Error(`${String(error)}\n${logTail(child)}`);
+    }
+  };
+
+  const deleteRedisKeys = async (pattern = `${redisPrefix}:*`): Promise<number> => {
+    let cursor = '0';
+    let deleted = 0;
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) deleted += await redis.unlink(...keys);
+    } while (cursor !== '0');
+    return deleted;
+  };
+
+  const stack: Stack = {
+    id,
+    dbName,
+    databaseUrl,
+    redisPrefix,
+    dataDir,
+    logDir,
+    adminToken,
+    port,
+    baseUrl,
+    sql,
+    redis,
+    gateway: null,
+    worker: null,
+
+    async startGateway(options = {}) {
+      if (stack.gateway?.isRunning()) throw new Error('gateway already running');
+      const child = options.compiled
+        ? startChild({ name: 'gateway-compiled', script: options.compiled, env: env({}), logDir, nodeArgs: options.nodeArgs, runner: 'node' })
+        : startChild({ name: 'gateway', script: 'apps/gateway/src/main.ts', env: env({}), logDir, nodeArgs: options.nodeArgs });
+      stack.gateway = child;
+      await waitHealthy(child, baseUrl);
+      return child;
+    },
+
+    async startCountingGateway(pgPort, redisPort) {
+      const countingPort = await freePort();
+      const countingUrl = `http://127.0.0.1:${countingPort}`;
+      const child = startChild({
+        name: 'gateway-counting',
+        script: 'apps/gateway/src/main.ts',
+        env: env({ PORT: String(countingPort), DATABASE_URL: `postgresql://${PG.user}@127.0.0.1:${pgPort}/${dbName}`, REDIS_URL: `redis://127.0.0.1:${redisPort}` }),
+        logDir,
+      });
+      extra.push(child);
+      await waitHealthy(child, countingUrl);
+      return { child, baseUrl: countingUrl };
+    },
+
+    async stopGateway() {
+      await stack.gateway?.stop();
+      stack.gateway = null;
+    },
+
+    async startWorker(settings) {
+      if (stack.worker?.isRunning()) throw new Error('worker already running');
+      const child = startChild({
+        name: `worker-c${settings.concurrency}-l${settings.modelLatencyMs}`,
+        script: 'apps/worker/src/main.ts',
+        env: env({ WORKER_CONCURRENCY: String(settings.concurrency), MODEL_LATENCY_MS: String(settings.modelLatencyMs) }),
+        logDir,
+      });
+      stack.worker = child;
+      // The worker has no HTTP surface: it is up once BullMQ has registered it on the queue
+      // (BullMQ names its worker connections after the queue).
+      await waitFor(
+        'worker to connect to the queue',
+        async () => {
+          if (!child.isRunning()) throw new Error(`worker exited:\n${logTail(child)}`);
+          const clients = (await redis.client('LIST')) as string;
+          return clients.split('\n').some((line) => line.includes(`name=${redisPrefix}:generation:worker`) || /name=bull:/.test(line)) ? true : undefined;
+        },
+        60_000,
+        150,
+      ).catch(async () => {
+        // Fall back to a fixed grace period: the check is a convenience, not a contract.
+        if (!child.isRunning()) throw new Error(`worker exited:\n${logTail(child)}`);
+      });
+      return child;
+    },
+
+    async stopWorker() {
+      await stack.worker?.stop(20_000);
+      stack.worker = null;
+    },
+
+    deleteRedisKeys,
+
+    async cleanup() {
+      const done: string[] = [];
+      await stack.worker?.stop(5_000).catch(() => undefined);
+      await stack.gateway?.stop(5_000).catch(() => undefined);
+      for (const child of extra) await child.stop(5_000).catch(() => undefined);
+      done.push('processes stopped');
+      try {
+        const n = await deleteRedisKeys();
+        done.push(`${n} Redis keys deleted (${redisPrefix}:*)`);
+      } catch (error) {
+        done.push(`Redis cleanup failed: ${String(error)}`);
+      }
+      redis.disconnect();
+      await sql.end().catch(() => undefined);
+      for (const [what, fn] of undo.reverse()) {
+        try {
+          await fn();
+          done.push(`${what} removed`);
+        } catch (error) {
+          done.push(`${what} cleanup failed: ${String(error)}`);
+        }
+      }
+      return done;
+    },
+  };
+  return stack;
+}
