@@ -24,6 +24,12 @@ import { styleRoutes } from './http/routes/styles';
 
 export const JSON_BODY_LIMIT = '1mb';
 
+/** GET and HEAD carry no body in this API; keep the body parser off them. */
+const withBodyOnly =
+  (parser: express.RequestHandler): express.RequestHandler =>
+  (req, res, next) =>
+    req.method === 'GET' || req.method === 'HEAD' ? next() : parser(req, res, next);
+
 /** The gateway's HTTP app. No listen(): main.ts and supertest both use it. */
 export function createApp(deps: GatewayDeps): express.Express {
   const app = express();
@@ -43,20 +49,21 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.options('/api/v1/*splat', corsPreflight());
   // strict: false lets a JSON primitive through to validation ("Invalid request"); only unparsable text is "Invalid JSON".
   // Operators upload character reference images as base64 JSON.
-  app.use('/admin/api/v1', express.json({ limit: '100mb', strict: false }));
-  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
+  app.use('/admin/api/v1', withBodyOnly(express.json({ limit: '100mb', strict: false })));
+  app.use(withBodyOnly(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] })));
 
+  // The hot paths first: every router ahead of the one that answers costs a pass through it.
+  app.use(jobRoutes(deps));
+  app.use(permalinkRoutes(deps));
+  app.use(renderRoutes(deps));
+  app.use(embedRoutes(deps));
+  app.use(generateRoutes(deps));
+  app.use(imageRoutes(deps));
   app.use(healthRoutes(deps.serviceName));
   app.use(readyRoutes(deps));
   app.use(metricsRoutes(deps));
-  app.use(generateRoutes(deps));
-  app.use(jobRoutes(deps));
-  app.use(imageRoutes(deps));
-  app.use(renderRoutes(deps));
-  app.use(permalinkRoutes(deps));
   app.use(styleRoutes(deps));
   app.use(characterRoutes(deps));
-  app.use(embedRoutes(deps));
   app.use(analyticsRoutes(deps));
   app.use(clientScriptRoutes(deps));
   app.use(demoRoutes(deps));

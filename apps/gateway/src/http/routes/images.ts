@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { AppError, isUuid } from '@promptpix/core';
 import { ErrorMessages } from '@promptpix/contracts';
 import type { GatewayDeps } from '../../deps';
+import { redirectFound } from '../redirect';
 import { authenticate, authOf } from '../middleware/auth';
 
 const ONE_DAY = 24 * 3600;
@@ -49,5 +50,5 @@ export const imageRoutes = (deps: GatewayDeps) =>
       location = deps.storage.publicUrl(image.storageKey);
     }
     res.setHeader('Cache-Control', `private, max-age=${ONE_DAY}`);
-    res.redirect(302, location);
+    redirectFound(res, location);
   });

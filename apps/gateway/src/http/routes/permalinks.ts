@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { AppError } from '@promptpix/core';
 import { ErrorMessages } from '@promptpix/contracts';
 import type { GatewayDeps } from '../../deps';
+import { redirectFound } from '../redirect';
 
 const NAME = /^[A-Za-z0-9._~-]{1,200}$/;
 
@@ -18,5 +19,5 @@ export const permalinkRoutes = (deps: GatewayDeps) =>
     if (decision.kind === 'not_found') throw new AppError('not_found', ErrorMessages.imageNotFound);
     deps.events.record({ accountId: decision.accountId, eventType: 'view', imageId: decision.image.imageId, metadata: { permalink: name } });
     res.setHeader('Cache-Control', 'no-cache');
-    res.redirect(302, deps.storage.publicUrl(decision.image.storageKey));
+    redirectFound(res, deps.storage.publicUrl(decision.image.storageKey));
   });

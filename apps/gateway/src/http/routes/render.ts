@@ -4,6 +4,7 @@ import { AppError, cacheKeyOf, decideFromCache, fieldError, normalizePrompt, quo
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf } from '../middleware/auth';
 import { rateLimit } from '../middleware/rate-limit';
+import { redirectFound } from '../redirect';
 import { parseOrThrow } from '../validate';
 
 const POLL_MS = 100;
@@ -22,7 +23,7 @@ async function waitForJob(jobStore: JobStore, jobId: string, waitMs: number, gon
 function redirect(res: Response, url: string) {
   // Short: a rejected image must stop being served soon.
   res.setHeader('Cache-Control', 'private, max-age=60');
-  res.redirect(302, url);
+  redirectFound(res, url);
 }
 
 /**
