@@ -1,4 +1,4 @@
-import { cacheKeyOf, decideFromCache, flightKeyOf, type CachedImage } from './render-cache';
+import { cacheKeyOf, cacheKeyString, decideFromCache, flightKeyOf, type CachedImage } from './render-cache';
 
 let n = 0;
 const image = (o: Partial<CachedImage>): CachedImage => ({
@@ -54,6 +54,16 @@ describe('cache keys', () => {
     [{ prompt: 'cat', ageBucket: 'kids' as const }, { prompt: 'cat' }, false],
   ])('flight keys of %j and %j equal: %s', (a, b, same) => {
     expect(flightKeyOf(cacheKeyOf('acc', a), wanted) === flightKeyOf(cacheKeyOf('acc', b), wanted)).toBe(same);
+  });
+  it.each([
+    [{ prompt: 'cat' }, { prompt: ' cat  ' }, true],
+    [{ prompt: 'cat', style: 'watercolor' }, { prompt: 'cat', style: 'watercolor' }, true],
+    [{ prompt: 'cat' }, { prompt: 'cat', style: 'watercolor' }, false],
+    [{ prompt: 'cat', style: 'anime' }, { prompt: 'cat', character: 'anime' }, false],
+    [{ prompt: 'cat a' }, { prompt: 'cat', style: 'a' }, false],
+    [{ prompt: 'cat', ageBucket: 'kids' as const }, { prompt: 'cat' }, false],
+  ])('key strings of %j and %j equal: %s', (a, b, same) => {
+    expect(cacheKeyString(cacheKeyOf('acc', a)) === cacheKeyString(cacheKeyOf('acc', b))).toBe(same);
   });
   it('flight keys differ per account and per variant', () => {
     const key = cacheKeyOf('acc', { prompt: 'cat' });

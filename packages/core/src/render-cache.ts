@@ -19,6 +19,13 @@ export const cacheKeyOf = (accountId: string, request: Pick<GenerationRequest, '
   ageBucket: request.ageBucket ?? null,
 });
 
+/**
+ * A cache key as one string, for maps keyed by it. Validated text never holds NUL, so NUL
+ * separates the parts and \u0001 stands for a missing one.
+ */
+export const cacheKeyString = (k: CacheKey): string =>
+  `${k.accountId}\0${k.normalizedPrompt}\0${k.style ?? '\u0001'}\0${k.characterId ?? '\u0001'}\0${k.ageBucket ?? '\u0001'}`;
+
 /** Short stable id of a cache key plus variant, for single-flight keys. */
 export const flightKeyOf = (key: CacheKey, variant: Variant): string =>
   createHash('sha256')

@@ -1,7 +1,5 @@
 import type { InvalidationMessage } from '../ports/coordination';
-import type { CacheKey, CachedImage } from '../render-cache';
-
-const keyOf = (k: CacheKey) => JSON.stringify([k.accountId, k.normalizedPrompt, k.style, k.characterId, k.ageBucket]);
+import { cacheKeyString as keyOf, type CacheKey, type CachedImage } from '../render-cache';
 
 /**
  * Remembers, per render-cache key, the images stored under it, so repeat renders and embed

@@ -29,28 +29,17 @@ export const createImageRepository = (prisma: PrismaClient) => ({
   findById: (id: string) => prisma.image.findUnique({ where: { id } }),
 
   /** An account's own record of a shared-library image (instant mode); idempotent by id. */
-  saveLibraryCopy: (copy: { id: string; accountId: string; pool: Pick<NewImage, 'normalizedPrompt' | 'style' | 'width' | 'height' | 'format' | 'seed' | 'storageKey'> & { id: string; ageBucket: string | null; tags: string[] } }) =>
-    prisma.image.upsert({
-      where: { id: copy.id },
-      update: {},
-      create: {
-        id: copy.id,
-        accountId: copy.accountId,
-        prompt: copy.pool.normalizedPrompt,
-        normalizedPrompt: copy.pool.normalizedPrompt,
-        style: copy.pool.style,
-        strength: 1,
-        ageBucket: copy.pool.ageBucket,
-        width: copy.pool.width,
-        height: copy.pool.height,
-        format: copy.pool.format,
-        seed: copy.pool.seed,
-        storageKey: copy.pool.storageKey,
-        bytes: 0,
-        tags: copy.pool.tags,
-        sourceImageId: copy.pool.id,
-      },
-    }),
+  /** One statement: a second instant match of the same library image for the same account is a no-op. */
+  async saveLibraryCopy(copy: { id: string; accountId: string; pool: Pick<NewImage, 'normalizedPrompt' | 'style' | 'width' | 'height' | 'format' | 'seed' | 'storageKey'> & { id: string; ageBucket: string | null; tags: string[] } }): Promise<void> {
+    const p = copy.pool;
+    await prisma.$executeRaw`
+      INSERT INTO "Image" ("id", "accountId", "prompt", "normalizedPrompt", "style", "strength", "ageBucket", "width", "height",
+                           "format", "seed", "storageKey", "bytes", "tags", "sourceImageId", "createdAt")
+      VALUES (${copy.id}::uuid, ${copy.accountId}::uuid, ${p.normalizedPrompt}, ${p.normalizedPrompt}, ${p.style}, 1, ${p.ageBucket},
+              ${p.width}, ${p.height}, ${p.format}, ${p.seed}, ${p.storageKey}, 0, ${p.tags}::text[], ${p.id}::uuid,
+              (${new Date().toISOString()}::timestamptz AT TIME ZONE 'UTC'))
+      ON CONFLICT ("id") DO NOTHING`;
+  },
 
   /** Newest live original of this exact prompt in any style: render's out-of-quota fallback. */
   findLatestByPrompt: (accountId: string, normalizedPrompt: string) =>
