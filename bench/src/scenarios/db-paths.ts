@@ -1,12 +1,12 @@
 /**
  * The hot paths' database reads in isolation, in the bench process, against the bench database
- * and the scenarios' own data: the repository method the gateway calls today (Prisma) next to the
- * same answer as one SQL statement, sent through Prisma ($queryRawUnsafe) and through `pg`
- * directly. Sequential calls; wall time and this process's CPU per call. This is the evidence for
- * the "one round trip, no Prisma on the hot path" suggestions.
+ * and the scenarios' own data: the repository method the gateway calls today next to the same
+ * answer through the Prisma ORM (how the cache lookups were written before they moved to the
+ * SQL client) and as one SQL statement through Prisma ($queryRawUnsafe) or `pg` directly.
+ * Sequential calls; wall time and this process's CPU per call.
  */
 import { performance } from 'node:perf_hooks';
-import { hashApiKey } from '@promptpix/core';
+import { hashApiKey, type CacheKey } from '@promptpix/core';
 import { createApiKeyRepository, createImageRepository, createPermalinkRepository, openDatabase } from '@promptpix/db';
 import pg from 'pg';
 import type { Ctx } from '../context';
@@ -80,7 +80,14 @@ export async function runDbPaths(ctx: Ctx, inputs: DbPathInputs, n = 300): Promi
   const prisma = db.prisma;
   const pool = new pg.Pool({ connectionString: viaProxy, max: 4 });
   const permalinks = createPermalinkRepository(prisma);
-  const images = createImageRepository(prisma);
+  const images = createImageRepository(prisma, db.sql);
+  const ormFindCached = (k: CacheKey) =>
+    prisma.image.findMany({
+      where: { accountId: k.accountId, normalizedPrompt: k.normalizedPrompt, style: k.style, characterId: k.characterId, ageBucket: k.ageBucket, rejected: false },
+      select: { id: true, storageKey: true, width: true, height: true, format: true, sourceImageId: true, rejected: true, createdAt: true },
+      orderBy: { createdAt: 'desc' },
+      take: 50,
+    });
   const apiKeys = createApiKeyRepository(prisma);
   const hash = hashApiKey(inputs.key);
   const cacheKeys = inputs.embed.prompts.map((normalizedPrompt) => ({ accountId: inputs.embed.accountId, normalizedPrompt, style: null, characterId: null, ageBucket: null }));
@@ -89,11 +96,13 @@ export async function runDbPaths(ctx: Ctx, inputs: DbPathInputs, n = 300): Promi
     ['permalink serve', 'Prisma, as today (findForServing)', () => permalinks.findForServing(inputs.permalink.handle, inputs.permalink.name)],
     ['permalink serve', 'one SQL via Prisma $queryRawUnsafe', () => prisma.$queryRawUnsafe(PERMALINK_SQL, inputs.permalink.handle, inputs.permalink.name)],
     ['permalink serve', 'one SQL via pg', async () => (await pool.query(PERMALINK_SQL, [inputs.permalink.handle, inputs.permalink.name])).rows],
-    ['embed: 50 cache keys', 'Prisma, as today (findCachedMany, IN of 50)', () => images.findCachedMany(inputs.embed.accountId, cacheKeys)],
+    ['embed: 50 cache keys', 'Prisma ORM findMany, IN of 50 (before)', () => prisma.image.findMany({ where: { accountId: inputs.embed.accountId, rejected: false, normalizedPrompt: { in: inputs.embed.prompts } }, orderBy: { createdAt: 'desc' }, take: 2500 })],
     ['embed: 50 cache keys', 'one SQL via Prisma $queryRawUnsafe (= ANY array)', () => prisma.$queryRawUnsafe(EMBED_SQL, inputs.embed.accountId, inputs.embed.prompts, 2500)],
     ['embed: 50 cache keys', 'one SQL via pg (= ANY array)', async () => (await pool.query(EMBED_SQL, [inputs.embed.accountId, inputs.embed.prompts, 2500])).rows],
-    ['render: one cache key', 'Prisma, as today (findCached)', () => images.findCached(renderKey)],
+    ['embed: 50 cache keys', 'repository, as today (findCachedMany: SQL client on pg)', () => images.findCachedMany(inputs.embed.accountId, cacheKeys)],
+    ['render: one cache key', 'Prisma ORM findMany (before)', () => ormFindCached(renderKey)],
     ['render: one cache key', 'one SQL via pg', async () => (await pool.query(RENDER_SQL, [inputs.render.accountId, inputs.render.prompt])).rows],
+    ['render: one cache key', 'repository, as today (findCached: SQL client on pg)', () => images.findCached(renderKey)],
     ['key lookup (cache miss)', 'Prisma, as today (findUnique + include account)', () => apiKeys.findActiveByHash(hash)],
     ['key lookup (cache miss)', 'one SQL via pg (join)', async () => (await pool.query(KEY_SQL, [hash])).rows],
   ];

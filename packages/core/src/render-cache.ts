@@ -46,6 +46,9 @@ export interface CachedImage extends Variant {
   createdAt: Date;
 }
 
+/** A cached image with the key it is stored under (one batch read returns several keys' images). */
+export type CachedImageWithKey = CachedImage & Omit<CacheKey, 'accountId'>;
+
 export type CacheDecision<T extends CachedImage> =
   | { kind: 'exact'; image: T }
   | { kind: 'derive'; source: T }

@@ -8,6 +8,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/client';
 import { createPGlite, pgliteAdapterFactory, type PGlite } from './pglite';
+import { pgliteSqlClient, pgSqlClient, type SqlClient } from './sql';
 
 export type DatabaseConfig =
   | { kind: 'postgres'; url: string; poolSize?: number }
@@ -17,6 +18,8 @@ export type DatabaseConfig =
 export interface Database {
   kind: 'postgres' | 'pglite';
   prisma: PrismaClient;
+  /** Raw SQL on the same connections, for hot statements (see sql.ts). */
+  sql: SqlClient;
   close(): Promise<void>;
 }
 
@@ -90,6 +93,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
     const database: Database = {
       kind: 'postgres',
       prisma,
+      sql: pgSqlClient(pool),
       async close() {
         if (closed) return;
         closed = true;
@@ -107,6 +111,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   const database: Database = {
     kind: 'pglite',
     prisma,
+    sql: pgliteSqlClient(shared.pglite),
     async close() {
       if (closed) return;
       closed = true;

@@ -70,7 +70,7 @@ export function createPGlite(dataDir?: string): Promise<PGlite> {
  * input for date type"). Dates are passed on as ISO strings, which both accept for any
  * date/time parameter; everything else passes through. Outside Jest this changes nothing.
  */
-function realmSafeArg(arg: unknown): unknown {
+export function realmSafeArg(arg: unknown): unknown {
   if (Array.isArray(arg)) return arg.map(realmSafeArg);
   if (Object.prototype.toString.call(arg) === '[object Date]') return (arg as Date).toISOString();
   return arg;

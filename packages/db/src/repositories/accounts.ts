@@ -1,3 +1,4 @@
+import type { SqlClient } from '../sql';
 import type { PrismaClient } from '../generated/client';
 import type { QuotaStore } from '@promptpix/core';
 import type { AccountStatus, Plan } from '../generated/enums';
@@ -25,16 +26,19 @@ export const createAccountRepository = (prisma: PrismaClient) => ({
 export type AccountRepository = ReturnType<typeof createAccountRepository>;
 
 /** The quota counter as single conditional statements (see core's quota service). */
-export const createQuotaStore = (prisma: PrismaClient): QuotaStore => ({
+export const createQuotaStore = (prisma: PrismaClient, sql: SqlClient): QuotaStore => ({
   async rollWindow(accountId, from, to) {
     await prisma.account.updateMany({ where: { id: accountId, quotaPeriodStart: from }, data: { quotaPeriodStart: to, quotaUsed: 0 } });
   },
+  // On every fresh generation: plain SQL (see sql.ts).
   async reserve(accountId, periodStart, limit) {
-    const rows = await prisma.$queryRaw<Array<{ quotaUsed: number }>>`
-      UPDATE "Account" SET "quotaUsed" = "quotaUsed" + 1, "updatedAt" = now()
-      WHERE "id" = ${accountId}::uuid AND "quotaPeriodStart" = ${periodStart} AND "quotaUsed" < ${limit}
-      RETURNING "quotaUsed"`;
-    return rows.length > 0 ? Number(rows[0].quotaUsed) : null;
+    const rows = await sql.query<{ quotaUsed: number }>(
+      `UPDATE "Account" SET "quotaUsed" = "quotaUsed" + 1, "updatedAt" = (now() AT TIME ZONE 'UTC')
+       WHERE "id" = $1 AND "quotaPeriodStart" = ($2::timestamptz AT TIME ZONE 'UTC') AND "quotaUsed" < $3
+       RETURNING "quotaUsed"`,
+      [accountId, periodStart.toISOString(), limit],
+    );
+    return rows.length > 0 ? rows[0].quotaUsed : null;
   },
   async refund(accountId, periodStart) {
     await prisma.$executeRaw`

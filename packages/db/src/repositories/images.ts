@@ -1,5 +1,6 @@
-import type { CacheKey, CachedImage } from '@promptpix/core';
+import type { CacheKey, CachedImage, CachedImageWithKey } from '@promptpix/core';
 import type { PrismaClient } from '../generated/client';
+import type { SqlClient } from '../sql';
 
 export interface NewImage {
   id: string;
@@ -22,7 +23,9 @@ export interface NewImage {
   createdAt?: Date;
 }
 
-export const createImageRepository = (prisma: PrismaClient) => ({
+const CACHED_COLUMNS = `"id", "storageKey", "width", "height", "format", "sourceImageId", "rejected", ("createdAt" AT TIME ZONE 'UTC') AS "createdAt"`;
+
+export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => ({
   /** Idempotent by id: a retried job writes the same record instead of a second one. */
   save: (image: NewImage) => prisma.image.upsert({ where: { id: image.id }, create: image, update: {} }),
   findOwned: (id: string, accountId: string) => prisma.image.findFirst({ where: { id, accountId } }),
@@ -46,46 +49,32 @@ export const createImageRepository = (prisma: PrismaClient) => ({
     prisma.image.findFirst({ where: { accountId, normalizedPrompt, rejected: false }, orderBy: { createdAt: 'desc' } }),
 
   /** Every live image under any of these cache keys of one account: one query for an embed batch. */
-  findCachedMany: (accountId: string, keys: CacheKey[]) =>
-    prisma.image.findMany({
-      where: {
-        accountId,
-        rejected: false,
-        normalizedPrompt: { in: [...new Set(keys.map((k) => k.normalizedPrompt))] },
-      },
-      select: {
-        id: true,
-        storageKey: true,
-        width: true,
-        height: true,
-        format: true,
-        sourceImageId: true,
-        rejected: true,
-        createdAt: true,
-        normalizedPrompt: true,
-        style: true,
-        characterId: true,
-        ageBucket: true,
-      },
-      orderBy: { createdAt: 'desc' },
-      take: 50 * keys.length,
-    }),
+  /** Every live image under any of these cache keys' prompts (the caller matches the rest of each key); one query. */
+  findCachedMany: (accountId: string, keys: CacheKey[]): Promise<CachedImageWithKey[]> =>
+    sql.query<CachedImageWithKey>(
+      `SELECT ${CACHED_COLUMNS}, "normalizedPrompt", "style", "characterId", "ageBucket"
+       FROM "Image"
+       WHERE "accountId" = $1 AND "normalizedPrompt" = ANY($2::text[]) AND NOT "rejected"
+       ORDER BY "createdAt" DESC
+       LIMIT $3`,
+      [accountId, [...new Set(keys.map((k) => k.normalizedPrompt))], 50 * keys.length],
+    ),
 
   /** Every image stored under one render-cache key (originals and variants); one indexed query. */
-  findCached: (key: CacheKey): Promise<CachedImage[]> =>
-    prisma.image.findMany({
-      where: {
-        accountId: key.accountId,
-        normalizedPrompt: key.normalizedPrompt,
-        style: key.style,
-        characterId: key.characterId,
-        ageBucket: key.ageBucket,
-        rejected: false,
-      },
-      select: { id: true, storageKey: true, width: true, height: true, format: true, sourceImageId: true, rejected: true, createdAt: true },
-      orderBy: { createdAt: 'desc' },
-      take: 50,
-    }),
+  findCached(key: CacheKey): Promise<CachedImage[]> {
+    const params: unknown[] = [key.accountId, key.normalizedPrompt];
+    // `= $n` for a value, IS NULL for none: both stay on the cache-key index.
+    const matches = (column: string, value: string | null) => (value === null ? `"${column}" IS NULL` : `"${column}" = $${params.push(value)}`);
+    return sql.query<CachedImage>(
+      `SELECT ${CACHED_COLUMNS}
+       FROM "Image"
+       WHERE "accountId" = $1 AND "normalizedPrompt" = $2 AND ${matches('style', key.style)}
+         AND ${matches('characterId', key.characterId)} AND ${matches('ageBucket', key.ageBucket)} AND NOT "rejected"
+       ORDER BY "createdAt" DESC
+       LIMIT 50`,
+      params,
+    );
+  },
 });
 
 export type ImageRepository = ReturnType<typeof createImageRepository>;
