@@ -1,5 +1,5 @@
 import { createCacheMemo } from './cache-memo';
-import type { CacheKey, CachedImage } from '../render-cache';
+import { cacheKeyString, type CacheKey, type CachedImage } from '../render-cache';
 
 const key = (prompt: string, accountId = 'acc'): CacheKey => ({ accountId, normalizedPrompt: prompt, style: null, characterId: null, ageBucket: null });
 const image = (id: string): CachedImage => ({ id, storageKey: `images/${id}.webp`, width: 1024, height: 1024, format: 'webp', sourceImageId: null, rejected: false, createdAt: new Date(0) });
@@ -34,16 +34,28 @@ describe('cache memo', () => {
     expect(read).toHaveBeenCalledTimes(3);
   });
 
-  it('findMany reads only the keys it does not hold, in one call, and labels remembered images with their key', async () => {
+  it('findMany answers every key, reading only the keys it does not hold, in one call', async () => {
     const memo = createCacheMemo({ now });
-    const rows = (keys: CacheKey[]) => keys.filter((k) => k.normalizedPrompt !== 'none').map((k) => ({ ...image(k.normalizedPrompt), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null }));
+    // The database reads by prompt: rows of other keys with the same prompt come back too.
+    const rows = (keys: CacheKey[]) =>
+      keys
+        .filter((k) => k.normalizedPrompt !== 'none')
+        .flatMap((k) => [
+          { ...image(k.normalizedPrompt), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null },
+          { ...image(`${k.normalizedPrompt}-styled`), normalizedPrompt: k.normalizedPrompt, style: 'anime', characterId: null, ageBucket: null },
+        ]);
     const read = jest.fn(async (_a: string, keys: CacheKey[]) => rows(keys));
-    const first = await memo.findMany('acc', [key('a'), key('b'), key('none')], read);
-    expect(first.map((r) => r.id).sort()).toEqual(['a', 'b']);
+    const ids = (found: Map<string, CachedImage[]>, k: CacheKey) => found.get(cacheKeyString(k))?.map((i) => i.id);
+
+    const first = await memo.findMany('acc', [key('a'), key('b'), key('none'), key('a')], read);
+    expect([ids(first, key('a')), ids(first, key('b')), ids(first, key('none'))]).toEqual([['a'], ['b'], []]);
+    expect(read.mock.calls[0][1].map((k) => k.normalizedPrompt)).toEqual(['a', 'b', 'none']);
+
     const second = await memo.findMany('acc', [key('a'), key('b'), key('c')], read);
     expect(read).toHaveBeenCalledTimes(2);
     expect(read.mock.calls[1][1].map((k) => k.normalizedPrompt)).toEqual(['c']);
-    expect(second.find((r) => r.id === 'a')).toMatchObject({ normalizedPrompt: 'a', style: null });
-    expect(second.map((r) => r.id).sort()).toEqual(['a', 'b', 'c']);
+    expect([ids(second, key('a')), ids(second, key('b')), ids(second, key('c'))]).toEqual([['a'], ['b'], ['c']]);
+    expect(await memo.find(key('c'), (k) => read('acc', [k]))).toHaveLength(1);
+    expect(read).toHaveBeenCalledTimes(2);
   });
 });

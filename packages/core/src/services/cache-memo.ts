@@ -1,5 +1,5 @@
 import type { InvalidationMessage } from '../ports/coordination';
-import { cacheKeyString as keyOf, type CacheKey, type CachedImage } from '../render-cache';
+import { cacheKeyString as keyOf, type CacheKey, type CachedImage, type CachedImageWithKey } from '../render-cache';
 
 /**
  * Remembers, per render-cache key, the images stored under it, so repeat renders and embed
@@ -14,50 +14,60 @@ export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxEntr
   const entries = new Map<string, { accountId: string; images: CachedImage[]; expiresAt: number }>();
   let generation = 0;
 
-  const get = (key: CacheKey): CachedImage[] | undefined => {
-    const hit = entries.get(keyOf(key));
+  const get = (id: string): CachedImage[] | undefined => {
+    const hit = entries.get(id);
     if (hit && hit.expiresAt > now()) return hit.images;
     return undefined;
   };
 
-  const put = (key: CacheKey, images: CachedImage[], startedAt: number) => {
+  const put = (id: string, accountId: string, images: CachedImage[], startedAt: number) => {
     if (images.length === 0 || startedAt !== generation) return;
     if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-    entries.set(keyOf(key), { accountId: key.accountId, images, expiresAt: now() + ttlMs });
+    entries.set(id, { accountId, images, expiresAt: now() + ttlMs });
   };
 
   return {
     /** The images under one key, from memory or from `read`. */
     async find(key: CacheKey, read: (key: CacheKey) => Promise<CachedImage[]>): Promise<CachedImage[]> {
-      const hit = get(key);
+      const id = keyOf(key);
+      const hit = get(id);
       if (hit) return hit;
       const startedAt = generation;
       const images = await read(key);
-      put(key, images, startedAt);
+      put(id, key.accountId, images, startedAt);
       return images;
     },
 
-    /** The images under many keys of one account: one `read` for the keys not in memory. */
-    async findMany<T extends CachedImage & Omit<CacheKey, 'accountId'>>(
+    /**
+     * The images under each of many keys of one account, by `cacheKeyString` (every key present,
+     * possibly empty): one `read` for the keys not in memory. The arrays are shared: read only.
+     */
+    async findMany(
       accountId: string,
       keys: CacheKey[],
-      read: (accountId: string, keys: CacheKey[]) => Promise<T[]>,
-    ): Promise<Array<CachedImage & Omit<CacheKey, 'accountId'>>> {
-      const found: Array<CachedImage & Omit<CacheKey, 'accountId'>> = [];
-      const missing: CacheKey[] = [];
+      read: (accountId: string, keys: CacheKey[]) => Promise<CachedImageWithKey[]>,
+    ): Promise<Map<string, CachedImage[]>> {
+      const found = new Map<string, CachedImage[]>();
+      const missing = new Map<string, CacheKey>();
       for (const key of keys) {
-        const hit = get(key);
-        const { accountId: _, ...fields } = key;
-        if (hit) found.push(...hit.map((image) => ({ ...image, ...fields })));
-        else missing.push(key);
+        const id = keyOf(key);
+        if (found.has(id) || missing.has(id)) continue;
+        const hit = get(id);
+        if (hit) found.set(id, hit);
+        else missing.set(id, key);
       }
-      if (missing.length === 0) return found;
+      if (missing.size === 0) return found;
       const startedAt = generation;
-      const rows = await read(accountId, missing);
-      for (const key of missing) {
-        put(key, rows.filter((r) => r.normalizedPrompt === key.normalizedPrompt && r.style === key.style && r.characterId === key.characterId && r.ageBucket === key.ageBucket), startedAt);
+      const rows = await read(accountId, [...missing.values()]);
+      const fresh = new Map<string, CachedImage[]>([...missing.keys()].map((id) => [id, []]));
+      for (const row of rows) {
+        fresh.get(keyOf({ accountId, normalizedPrompt: row.normalizedPrompt, style: row.style, characterId: row.characterId, ageBucket: row.ageBucket }))?.push(row);
       }
-      return [...found, ...rows];
+      for (const [id, images] of fresh) {
+        put(id, accountId, images, startedAt);
+        found.set(id, images);
+      }
+      return found;
     },
 
     invalidate(message: InvalidationMessage): void {

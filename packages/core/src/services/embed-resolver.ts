@@ -2,22 +2,16 @@ import { ErrorMessages, type EmbedElement, type EmbedResult, type GenerationRequ
 import { AppError } from '../errors';
 import { choosePermalinkImage, type PermalinkCandidate } from '../permalinks';
 import type { Storage } from '../ports/storage';
-import { cacheKeyOf, decideFromCache, type CacheKey, type CachedImage } from '../render-cache';
+import { cacheKeyOf, cacheKeyString, decideFromCache, type CacheKey, type CachedImage } from '../render-cache';
+import { cacheStyleOf } from '../styles/presets';
 import type { EventRecorder } from './event-recorder';
 import type { GenerationService } from './generation-service';
 import type { InstantService } from './instant-service';
 import type { QuotaAccount } from './quota-service';
 
-export interface CachedImageWithKey extends CachedImage {
-  normalizedPrompt: string;
-  style: string | null;
-  characterId: string | null;
-  ageBucket: string | null;
-}
-
 export interface EmbedResolverDeps {
-  /** Every stored image under any of these cache keys of one account: one query. */
-  findCachedMany(accountId: string, keys: CacheKey[]): Promise<CachedImageWithKey[]>;
+  /** The stored images under each of these cache keys of one account, by `cacheKeyString`: at most one query. */
+  findCachedMany(accountId: string, keys: CacheKey[]): Promise<Map<string, CachedImage[]>>;
   /** The images of these permalinks of one account: one query. */
   findPermalinks(accountId: string, names: string[]): Promise<Map<string, { rotation: number; images: PermalinkCandidate[] }>>;
   generations: Pick<GenerationService, 'startWithCandidates'>;
@@ -28,9 +22,6 @@ export interface EmbedResolverDeps {
   /** Checks an element's style for this account (unknown → field error) and resolves it. */
   resolveStyle(account: QuotaAccount, style: string | undefined): Promise<{ style?: string; renderStyle?: string; promptTemplate?: string }>;
 }
-
-const sameKey = (a: CacheKey, b: Omit<CacheKey, 'accountId'>) =>
-  a.normalizedPrompt === b.normalizedPrompt && a.style === b.style && a.characterId === b.characterId && a.ageBucket === b.ageBucket;
 
 const failure = (error: unknown): string => {
   if (error instanceof AppError) {
@@ -50,9 +41,10 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
   async resolve(account: QuotaAccount, elements: EmbedElement[], onError: (e: unknown) => void): Promise<EmbedResult[]> {
     const generateElements = elements.filter((e) => e.prompt !== undefined && e.mode === 'generate' && e.shortcut === undefined);
     const shortcutNames = [...new Set(elements.filter((e) => e.shortcut !== undefined).map((e) => e.shortcut!))];
-    const keys = generateElements.map((e) => cacheKeyOf(account.id, { prompt: e.prompt!, style: e.style, character: e.character, ageBucket: e.age }));
+    // Keyed as each element's request will be once its style is resolved (a preset by its own id).
+    const keys = generateElements.map((e) => cacheKeyOf(account.id, { prompt: e.prompt!, style: cacheStyleOf(e.style), character: e.character, ageBucket: e.age }));
     const [cached, permalinks] = await Promise.all([
-      keys.length > 0 ? d.findCachedMany(account.id, keys) : Promise.resolve([]),
+      keys.length > 0 ? d.findCachedMany(account.id, keys) : Promise.resolve(new Map<string, CachedImage[]>()),
       shortcutNames.length > 0 ? d.findPermalinks(account.id, shortcutNames) : Promise.resolve(new Map()),
     ]);
 
@@ -80,8 +72,7 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
         format: element.format,
         ageBucket: element.age,
       };
-      const key = cacheKeyOf(account.id, request);
-      const candidates = cached.filter((c) => sameKey(key, c));
+      const candidates = cached.get(cacheKeyString(cacheKeyOf(account.id, request))) ?? [];
       const decision = decideFromCache(candidates, request);
       if (decision.kind === 'exact') {
         d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.image.id, metadata: { via: 'embed' } });

@@ -2,6 +2,7 @@ import { plans, type PlanName } from '../plans';
 import {
   STYLE_PRESETS,
   applyPromptTemplate,
+  cacheStyleOf,
   familyOf,
   presetById,
   styleCategories,
@@ -79,6 +80,18 @@ describe('presetById', () => {
 
   it('finds every preset by its own id', () => {
     for (const p of STYLE_PRESETS) expect(presetById(p.id)).toBe(p);
+  });
+});
+
+describe('cacheStyleOf', () => {
+  it.each([
+    ['Watercolor ', 'watercolor'],
+    ['watercolor', 'watercolor'],
+    ['0b6c8a4e-2f1d-4c3b-9a7e-5d4c3b2a1f00', '0b6c8a4e-2f1d-4c3b-9a7e-5d4c3b2a1f00'],
+    ['not-a-style', 'not-a-style'],
+    [undefined, undefined],
+  ])('%p keys the cache as %p', (input, key) => {
+    expect(cacheStyleOf(input)).toBe(key);
   });
 });
 

@@ -333,6 +333,9 @@ const byId = new Map<string, StylePreset>(STYLE_PRESETS.map((p) => [p.id, p]));
 export const presetById = (id: string | undefined | null): StylePreset | undefined =>
   typeof id === 'string' ? byId.get(id.trim().toLowerCase()) : undefined;
 
+/** The style as it keys the render cache: a preset by its own id, whatever the caller's spelling; an own style by its id. */
+export const cacheStyleOf = (style: string | undefined): string | undefined => (style === undefined ? undefined : (presetById(style)?.id ?? style));
+
 /** free < starter (the hobby plan) < pro < business; enterprise has every tier. */
 const planRank: Readonly<Record<PlanName, number>> = { free: 0, hobby: 1, pro: 2, business: 3, enterprise: 4 };
 const tierRank: Readonly<Record<StyleTier, number>> = { free: 0, starter: 1, pro: 2, business: 3 };

@@ -62,6 +62,16 @@ describe.each(SHAPES)('POST /api/v1/embed/resolve (%s)', (shape) => {
     single.mockRestore();
   });
 
+  it("a styled element is served from the cache whatever the preset's spelling", async () => {
+    const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'a styled embed kettle', style: 'watercolor', width: 256, height: 256 });
+    const job = await service.waitForJob(res.body.jobId, account.secretKey);
+    const many = jest.spyOn(service.infra.images, 'findCachedMany');
+    const resolved = await resolve({ elements: [{ id: 'k', prompt: 'a styled embed kettle', style: ' Watercolor', width: 256, height: 256 }] });
+    expect(resolved.body.results).toEqual([{ id: 'k', status: 'ready', imageUrl: job.imageUrl, imageId: job.imageId }]);
+    expect(many).toHaveBeenCalledTimes(1);
+    many.mockRestore();
+  });
+
   it('one failing element never fails the batch; an element over quota comes back failed', async () => {
     const small = await service.createAccount({ plan: 'business', monthlyGenerations: 1 });
     const res = await resolve(
