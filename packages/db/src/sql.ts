@@ -12,16 +12,24 @@ import { realmSafeArg, type PGlite } from './pglite';
 
 export interface SqlClient {
   query<Row>(text: string, params: readonly unknown[]): Promise<Row[]>;
+  /** A statement without a result set; how many rows it touched. */
+  execute(text: string, params: readonly unknown[]): Promise<number>;
 }
 
 export const pgSqlClient = (pool: pg.Pool): SqlClient => ({
   async query<Row>(text: string, params: readonly unknown[]) {
     return (await pool.query(text, params as unknown[])).rows as Row[];
   },
+  async execute(text, params) {
+    return (await pool.query(text, params as unknown[])).rowCount ?? 0;
+  },
 });
 
 export const pgliteSqlClient = (pglite: PGlite): SqlClient => ({
   async query<Row>(text: string, params: readonly unknown[]) {
     return (await pglite.query<Row>(text, params.map(realmSafeArg))).rows;
+  },
+  async execute(text, params) {
+    return (await pglite.query(text, params.map(realmSafeArg))).affectedRows ?? 0;
   },
 });

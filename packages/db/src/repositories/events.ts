@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../generated/client';
+import type { SqlClient } from '../sql';
 
 export interface NewEvent {
   accountId: string;
@@ -8,27 +9,37 @@ export interface NewEvent {
   createdAt?: Date;
 }
 
-export const createEventRepository = (prisma: PrismaClient) => ({
+export const createEventRepository = (prisma: PrismaClient, sql: SqlClient) => ({
   export: (accountId: string, from: Date, to: Date) => eventsForExport(prisma, accountId, from, to),
 
   /**
    * One INSERT for the whole batch, sent as one JSON parameter: one native JSON.stringify instead
    * of the driver escaping every element of per-column arrays. A JSON null becomes SQL NULL.
+   * Plain SQL (sql.ts): an embed batch of cached prompts records 50 events.
    */
   async insertMany(events: NewEvent[]): Promise<number> {
     if (events.length === 0) return 0;
-    const now = new Date().toISOString();
+    const now = new Date();
+    // A batch's events mostly share a millisecond: format each instant once.
+    let lastMs = NaN;
+    let lastIso = '';
+    const iso = (d: Date) => {
+      if (d.getTime() !== lastMs) [lastMs, lastIso] = [d.getTime(), d.toISOString()];
+      return lastIso;
+    };
     const rows = events.map((e) => ({
       account: e.accountId,
       type: e.eventType,
       image: e.imageId ?? null,
       meta: e.metadata ?? null,
-      created: e.createdAt ? e.createdAt.toISOString() : now,
+      created: iso(e.createdAt ?? now),
     }));
-    return prisma.$executeRaw`
-      INSERT INTO "AnalyticsEvent" ("id", "accountId", "eventType", "imageId", "metadata", "createdAt")
-      SELECT gen_random_uuid(), t.account, t.type, t.image, t.meta, (t.created AT TIME ZONE 'UTC')
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS t(account uuid, type text, image uuid, meta jsonb, created timestamptz)`;
+    return sql.execute(
+      `INSERT INTO "AnalyticsEvent" ("id", "accountId", "eventType", "imageId", "metadata", "createdAt")
+       SELECT gen_random_uuid(), t.account, t.type, t.image, t.meta, (t.created AT TIME ZONE 'UTC')
+       FROM jsonb_to_recordset($1::jsonb) AS t(account uuid, type text, image uuid, meta jsonb, created timestamptz)`,
+      [JSON.stringify(rows)],
+    );
   },
 });
 
