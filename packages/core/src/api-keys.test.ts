@@ -40,6 +40,11 @@ describe('normalizePrompt', () => {
     ['  A cat  ', 'A cat'],
     ['A\t\n cat   on  a mat', 'A cat on a mat'],
     ['Case Kept', 'Case Kept'],
+    ['a\tcat', 'a cat'],
+    ['a\u00a0cat', 'a cat'],
+    ['a cat\non a mat', 'a cat on a mat'],
+    ['a  cat', 'a cat'],
+    ['one', 'one'],
   ])('%j → %j', (input, output) => expect(normalizePrompt(input)).toBe(output));
 });
 

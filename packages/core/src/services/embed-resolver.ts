@@ -43,6 +43,7 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
     const shortcutNames = [...new Set(elements.filter((e) => e.shortcut !== undefined).map((e) => e.shortcut!))];
     // Keyed as each element's request will be once its style is resolved (a preset by its own id).
     const keys = generateElements.map((e) => cacheKeyOf(account.id, { prompt: e.prompt!, style: cacheStyleOf(e.style), character: e.character, ageBucket: e.age }));
+    const keyIds = new Map(generateElements.map((e, i) => [e, cacheKeyString(keys[i])]));
     const [cached, permalinks] = await Promise.all([
       keys.length > 0 ? d.findCachedMany(account.id, keys) : Promise.resolve(new Map<string, CachedImage[]>()),
       shortcutNames.length > 0 ? d.findPermalinks(account.id, shortcutNames) : Promise.resolve(new Map()),
@@ -72,7 +73,7 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
         format: element.format,
         ageBucket: element.age,
       };
-      const candidates = cached.get(cacheKeyString(cacheKeyOf(account.id, request))) ?? [];
+      const candidates = cached.get(keyIds.get(element)!) ?? [];
       const decision = decideFromCache(candidates, request);
       if (decision.kind === 'exact') {
         d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.image.id, metadata: { via: 'embed' } });
