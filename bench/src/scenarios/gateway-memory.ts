@@ -35,9 +35,17 @@ export async function runGatewayMemory(ctx: Ctx, poll: LoadTarget): Promise<Gate
   const { stack, config, log } = ctx;
   const bundle = await buildGatewayBundle();
   const rows: GatewayMemoryRow[] = [];
-  for (const runner of ['tsx (as shipped)', 'compiled bundle, plain node'] as const) {
+  // A small young generation: V8 otherwise lets its semi-spaces grow to 16 MB each under load.
+  const smallYoung = ['--max-semi-space-size=1'];
+  const runners: Array<[string, { nodeArgs?: string[]; compiled?: string }]> = [
+    ['tsx (as shipped)', {}],
+    ['tsx, --max-semi-space-size=1', { nodeArgs: smallYoung }],
+    ['compiled bundle, plain node', { compiled: bundle }],
+    ['compiled bundle, --max-semi-space-size=1', { compiled: bundle, nodeArgs: smallYoung }],
+  ];
+  for (const [runner, options] of runners) {
     await stack.stopGateway();
-    const child = await stack.startGateway(runner.startsWith('tsx') ? {} : { compiled: bundle });
+    const child = await stack.startGateway(options);
     await sleep(3000);
     const idleRssMb = readMemory(child.pid)?.rssMb;
     await runAutocannon(poll, { connections: config.connections, durationS: config.warmupS }).done;
