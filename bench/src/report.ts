@@ -209,7 +209,7 @@ export function toMarkdown(r: Results): string {
   if (r.dbPaths?.length) {
     line('## Database reads of the hot paths, in isolation');
     line();
-    line('Sequential calls from the bench process against the bench database and the scenarios\' own data; the repository method the gateway calls today next to the same answer as one SQL statement. Round trips counted on the wire; CPU is the calling process\'s per call.');
+    line('Sequential calls from the bench process against the bench database and the scenarios\' own data; the repository method the gateway calls today next to the same answer through the Prisma ORM (how the cache lookups were written before they moved to the SQL client) and as one SQL statement through Prisma or `pg`. Round trips counted on the wire; CPU is the calling process\'s per call.');
     line();
     table(
       ['Read', 'Variant', 'round trips', 'p50 ms', 'mean ms', 'CPU µs/call', 'rows'],
