@@ -62,6 +62,7 @@ describe('cache keys', () => {
     [{ prompt: 'cat', style: 'anime' }, { prompt: 'cat', character: 'anime' }, false],
     [{ prompt: 'cat a' }, { prompt: 'cat', style: 'a' }, false],
     [{ prompt: 'cat', ageBucket: 'kids' as const }, { prompt: 'cat' }, false],
+    [{ prompt: 'cat', character: '0B6C8A4E-2F1D-4C3B-9A7E-5D4C3B2A1F00' }, { prompt: 'cat', character: '0b6c8a4e-2f1d-4c3b-9a7e-5d4c3b2a1f00' }, true],
   ])('key strings of %j and %j equal: %s', (a, b, same) => {
     expect(cacheKeyString(cacheKeyOf('acc', a)) === cacheKeyString(cacheKeyOf('acc', b))).toBe(same);
   });

@@ -15,7 +15,8 @@ export const cacheKeyOf = (accountId: string, request: Pick<GenerationRequest, '
   accountId,
   normalizedPrompt: normalizePrompt(request.prompt),
   style: request.style ?? null,
-  characterId: request.character ?? null,
+  // PostgreSQL hands uuids back in lower case; a caller may send them in upper case.
+  characterId: request.character?.toLowerCase() ?? null,
   ageBucket: request.ageBucket ?? null,
 });
 

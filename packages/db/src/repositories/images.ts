@@ -48,7 +48,6 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
   findLatestByPrompt: (accountId: string, normalizedPrompt: string) =>
     prisma.image.findFirst({ where: { accountId, normalizedPrompt, rejected: false }, orderBy: { createdAt: 'desc' } }),
 
-  /** Every live image under any of these cache keys of one account: one query for an embed batch. */
   /** Every live image under any of these cache keys' prompts (the caller matches the rest of each key); one query. */
   findCachedMany: (accountId: string, keys: CacheKey[]): Promise<CachedImageWithKey[]> =>
     sql.query<CachedImageWithKey>(
