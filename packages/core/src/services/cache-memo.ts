@@ -39,35 +39,36 @@ export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxEntr
     },
 
     /**
-     * The images under each of many keys of one account, by `cacheKeyString` (every key present,
-     * possibly empty): one `read` for the keys not in memory. The arrays are shared: read only.
+     * The images under each of many keys of one account, in the keys' order (possibly empty): one
+     * `read` for the keys not in memory. The arrays are shared: read only.
      */
     async findMany(
       accountId: string,
       keys: CacheKey[],
       read: (accountId: string, keys: CacheKey[]) => Promise<CachedImageWithKey[]>,
-    ): Promise<Map<string, CachedImage[]>> {
+    ): Promise<CachedImage[][]> {
+      const ids = keys.map(keyOf);
       const found = new Map<string, CachedImage[]>();
       const missing = new Map<string, CacheKey>();
-      for (const key of keys) {
-        const id = keyOf(key);
-        if (found.has(id) || missing.has(id)) continue;
+      ids.forEach((id, i) => {
+        if (found.has(id) || missing.has(id)) return;
         const hit = get(id);
         if (hit) found.set(id, hit);
-        else missing.set(id, key);
+        else missing.set(id, keys[i]);
+      });
+      if (missing.size > 0) {
+        const startedAt = generation;
+        const rows = await read(accountId, [...missing.values()]);
+        const fresh = new Map<string, CachedImage[]>([...missing.keys()].map((id) => [id, []]));
+        for (const row of rows) {
+          fresh.get(keyOf({ accountId, normalizedPrompt: row.normalizedPrompt, style: row.style, characterId: row.characterId, ageBucket: row.ageBucket }))?.push(row);
+        }
+        for (const [id, images] of fresh) {
+          put(id, accountId, images, startedAt);
+          found.set(id, images);
+        }
       }
-      if (missing.size === 0) return found;
-      const startedAt = generation;
-      const rows = await read(accountId, [...missing.values()]);
-      const fresh = new Map<string, CachedImage[]>([...missing.keys()].map((id) => [id, []]));
-      for (const row of rows) {
-        fresh.get(keyOf({ accountId, normalizedPrompt: row.normalizedPrompt, style: row.style, characterId: row.characterId, ageBucket: row.ageBucket }))?.push(row);
-      }
-      for (const [id, images] of fresh) {
-        put(id, accountId, images, startedAt);
-        found.set(id, images);
-      }
-      return found;
+      return ids.map((id) => found.get(id)!);
     },
 
     invalidate(message: InvalidationMessage): void {

@@ -2,7 +2,7 @@ import { ErrorMessages, type EmbedElement, type EmbedResult, type GenerationRequ
 import { AppError } from '../errors';
 import { choosePermalinkImage, type PermalinkCandidate } from '../permalinks';
 import type { Storage } from '../ports/storage';
-import { cacheKeyOf, cacheKeyString, decideFromCache, type CacheKey, type CachedImage } from '../render-cache';
+import { cacheKeyOf, decideFromCache, type CacheKey, type CachedImage } from '../render-cache';
 import { cacheStyleOf } from '../styles/presets';
 import type { EventRecorder } from './event-recorder';
 import type { GenerationService } from './generation-service';
@@ -10,8 +10,8 @@ import type { InstantService } from './instant-service';
 import type { QuotaAccount } from './quota-service';
 
 export interface EmbedResolverDeps {
-  /** The stored images under each of these cache keys of one account, by `cacheKeyString`: at most one query. */
-  findCachedMany(accountId: string, keys: CacheKey[]): Promise<Map<string, CachedImage[]>>;
+  /** The stored images under each of these cache keys of one account, in the keys' order: at most one query. */
+  findCachedMany(accountId: string, keys: CacheKey[]): Promise<CachedImage[][]>;
   /** The images of these permalinks of one account: one query. */
   findPermalinks(accountId: string, names: string[]): Promise<Map<string, { rotation: number; images: PermalinkCandidate[] }>>;
   generations: Pick<GenerationService, 'startWithCandidates'>;
@@ -43,11 +43,11 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
     const shortcutNames = [...new Set(elements.filter((e) => e.shortcut !== undefined).map((e) => e.shortcut!))];
     // Keyed as each element's request will be once its style is resolved (a preset by its own id).
     const keys = generateElements.map((e) => cacheKeyOf(account.id, { prompt: e.prompt!, style: cacheStyleOf(e.style), character: e.character, ageBucket: e.age }));
-    const keyIds = new Map(generateElements.map((e, i) => [e, cacheKeyString(keys[i])]));
-    const [cached, permalinks] = await Promise.all([
-      keys.length > 0 ? d.findCachedMany(account.id, keys) : Promise.resolve(new Map<string, CachedImage[]>()),
+    const [cachedPerKey, permalinks] = await Promise.all([
+      keys.length > 0 ? d.findCachedMany(account.id, keys) : Promise.resolve([]),
       shortcutNames.length > 0 ? d.findPermalinks(account.id, shortcutNames) : Promise.resolve(new Map()),
     ]);
+    const cached = new Map<EmbedElement, CachedImage[]>(generateElements.map((e, i) => [e, cachedPerKey[i]]));
 
     const resolveOne = async (element: EmbedElement): Promise<EmbedResult> => {
       const id = element.id;
@@ -73,7 +73,7 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
         format: element.format,
         ageBucket: element.age,
       };
-      const candidates = cached.get(keyIds.get(element)!) ?? [];
+      const candidates = cached.get(element) ?? [];
       const decision = decideFromCache(candidates, request);
       if (decision.kind === 'exact') {
         d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.image.id, metadata: { via: 'embed' } });
