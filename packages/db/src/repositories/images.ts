@@ -35,13 +35,13 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
   /** One statement: a second instant match of the same library image for the same account is a no-op. */
   async saveLibraryCopy(copy: { id: string; accountId: string; pool: Pick<NewImage, 'normalizedPrompt' | 'style' | 'width' | 'height' | 'format' | 'seed' | 'storageKey'> & { id: string; ageBucket: string | null; tags: string[] } }): Promise<void> {
     const p = copy.pool;
-    await prisma.$executeRaw`
-      INSERT INTO "Image" ("id", "accountId", "prompt", "normalizedPrompt", "style", "strength", "ageBucket", "width", "height",
-                           "format", "seed", "storageKey", "bytes", "tags", "sourceImageId", "createdAt")
-      VALUES (${copy.id}::uuid, ${copy.accountId}::uuid, ${p.normalizedPrompt}, ${p.normalizedPrompt}, ${p.style}, 1, ${p.ageBucket},
-              ${p.width}, ${p.height}, ${p.format}, ${p.seed}, ${p.storageKey}, 0, ${p.tags}::text[], ${p.id}::uuid,
-              (${new Date().toISOString()}::timestamptz AT TIME ZONE 'UTC'))
-      ON CONFLICT ("id") DO NOTHING`;
+    await sql.execute(
+      `INSERT INTO "Image" ("id", "accountId", "prompt", "normalizedPrompt", "style", "strength", "ageBucket", "width", "height",
+                            "format", "seed", "storageKey", "bytes", "tags", "sourceImageId", "createdAt")
+       VALUES ($1, $2, $3, $3, $4, 1, $5, $6, $7, $8, $9, $10, 0, $11::text[], $12, (now() AT TIME ZONE 'UTC'))
+       ON CONFLICT ("id") DO NOTHING`,
+      [copy.id, copy.accountId, p.normalizedPrompt, p.style, p.ageBucket, p.width, p.height, p.format, p.seed, p.storageKey, p.tags, p.id],
+    );
   },
 
   /** Newest live original of this exact prompt in any style: render's out-of-quota fallback. */
