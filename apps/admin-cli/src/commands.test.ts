@@ -20,15 +20,21 @@ describe('admin CLI command mapping', () => {
       { method: 'POST', path: '/admin/api/v1/accounts/acme/keys', body: { kind: 'publishable', name: 'site', domains: ['*.acme.io', 'acme.io'] } },
     ],
     [['keys', 'revoke', 'k1'], {}, { method: 'DELETE', path: '/admin/api/v1/keys/k1' }],
+    [['accounts', 'sign-in-link', 'acme'], {}, { method: 'POST', path: '/admin/api/v1/accounts/acme/sign-in-link' }],
     [['library', 'seed'], {}, { method: 'POST', path: '/admin/api/v1/library/seed' }],
     [['queue', 'status'], { limit: '5' }, { method: 'GET', path: '/admin/api/v1/queue?limit=5' }],
     [['queue', 'retry', 'job-1'], {}, { method: 'POST', path: '/admin/api/v1/queue/failed/job-1/retry' }],
+    [['webhooks', 'secret', 'acme'], {}, { method: 'GET', path: '/admin/api/v1/accounts/acme/webhook-secret' }],
+    [['webhooks', 'rotate', 'acme'], {}, { method: 'POST', path: '/admin/api/v1/accounts/acme/webhook-secret/rotate' }],
+    [['webhooks', 'deliveries', 'acme'], { limit: '20' }, { method: 'GET', path: '/admin/api/v1/accounts/acme/webhooks/deliveries?limit=20' }],
+    [['webhooks', 'deliveries', 'a b'], {}, { method: 'GET', path: '/admin/api/v1/accounts/a%20b/webhooks/deliveries' }],
   ])('%j %j', (args, options, call) => expect(toApiCall(args, options)).toEqual(call));
 
   it.each([
     [['accounts', 'create'], { email: 'a@b.c' }, '--handle is required'],
     [['keys', 'create'], { kind: 'secret', name: 'x' }, 'the account handle is required'],
     [['frobnicate'], {}, 'Unknown command: frobnicate'],
+    [['webhooks', 'rotate'], {}, 'the account handle is required'],
   ])('%j is a usage error', (args, options, message) => {
     expect(() => toApiCall(args, options)).toThrow(new UsageError(message));
   });

@@ -13,9 +13,13 @@ export const USAGE = `Usage: npm run --silent admin -- <command> [options]
   accounts get <handle>
   accounts approve <handle>
   accounts update <handle> [--status <s>] [--plan <p>] [--monthly-generations <n>|null]
+  accounts sign-in-link <handle>    a one-time dashboard sign-in link (7 days) to hand over yourself
   keys create <handle> --kind secret|publishable --name <name> [--domain <d>]...
   keys revoke <keyId>
   library seed                      fill an empty shared library with sample images (instant mode)
+  webhooks secret <handle>          the account's webhook signing secret (made on first read)
+  webhooks rotate <handle>          replace it; later deliveries and retries use the new one
+  webhooks deliveries <handle> [--limit <n>]   the delivery log, newest first
   queue status [--limit <n>]        queue depths and the most recent failed jobs
   queue retry <jobId>               run a failed job again
 
@@ -67,6 +71,8 @@ export function toApiCall(args: string[], options: Options): ApiCall {
         },
       };
     }
+    case 'accounts sign-in-link':
+      return { method: 'POST', path: `/admin/api/v1/accounts/${handle()}/sign-in-link` };
     case 'keys create': {
       const domain = options.domain;
       const domains = typeof domain === 'string' ? [domain] : Array.isArray(domain) ? domain : [];
@@ -78,6 +84,12 @@ export function toApiCall(args: string[], options: Options): ApiCall {
     }
     case 'keys revoke':
       return { method: 'DELETE', path: `/admin/api/v1/keys/${encodeURIComponent(positional(args, 2, 'the key id'))}` };
+    case 'webhooks secret':
+      return { method: 'GET', path: `/admin/api/v1/accounts/${handle()}/webhook-secret` };
+    case 'webhooks rotate':
+      return { method: 'POST', path: `/admin/api/v1/accounts/${handle()}/webhook-secret/rotate` };
+    case 'webhooks deliveries':
+      return { method: 'GET', path: `/admin/api/v1/accounts/${handle()}/webhooks/deliveries${one(options, 'limit') ? `?limit=${encodeURIComponent(one(options, 'limit')!)}` : ''}` };
     case 'queue status':
       return { method: 'GET', path: `/admin/api/v1/queue${one(options, 'limit') ? `?limit=${encodeURIComponent(one(options, 'limit')!)}` : ''}` };
     case 'queue retry':

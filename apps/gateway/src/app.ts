@@ -1,6 +1,8 @@
 import express from 'express';
+import { trustProxySetting } from './http/trust-proxy';
 import type { GatewayDeps } from './deps';
 import { adminRoutes } from './admin/routes';
+import { dashboardRoutes } from './dashboard/routes';
 import { corsPreflight } from './http/middleware/cors-preflight';
 import { errorHandler, notFound } from './http/middleware/error-handler';
 import { httpMetrics } from './http/middleware/http-metrics';
@@ -9,12 +11,15 @@ import { requestLog } from './http/middleware/request-log';
 import { analyticsRoutes } from './http/routes/analytics';
 import { clientScriptRoutes } from './http/routes/client-script';
 import { demoRoutes } from './http/routes/demo';
+import { docsRoutes } from './http/routes/docs';
 import { characterRoutes } from './http/routes/characters';
 import { embedRoutes } from './http/routes/embed';
 import { fileRoutes } from './http/routes/files';
 import { generateRoutes } from './http/routes/generate';
 import { healthRoutes } from './http/routes/health';
 import { imageRoutes } from './http/routes/images';
+import { jobEventRoutes } from './http/routes/job-events';
+import { jobCancelRoutes } from './http/routes/job-cancel';
 import { jobRoutes } from './http/routes/jobs';
 import { metricsRoutes } from './http/routes/metrics';
 import { permalinkRoutes } from './http/routes/permalinks';
@@ -36,6 +41,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  if (deps.trustProxy !== undefined) app.set('trust proxy', trustProxySetting(deps.trustProxy));
 
   app.use(requestId());
   app.use(requestLog(deps.logger));
@@ -50,10 +56,14 @@ export function createApp(deps: GatewayDeps): express.Express {
   // strict: false lets a JSON primitive through to validation ("Invalid request"); only unparsable text is "Invalid JSON".
   // Operators upload character reference images as base64 JSON.
   app.use('/admin/api/v1', withBodyOnly(express.json({ limit: '100mb', strict: false })));
+  // So do dashboard users: up to 10 photos as data: URLs.
+  app.use('/dashboard/api/characters', withBodyOnly(express.json({ limit: '60mb' })));
   app.use(withBodyOnly(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] })));
 
   // The hot paths first: every router ahead of the one that answers costs a pass through it.
   app.use(jobRoutes(deps));
+  app.use(jobCancelRoutes(deps));
+  app.use(jobEventRoutes(deps));
   app.use(permalinkRoutes(deps));
   app.use(renderRoutes(deps));
   app.use(embedRoutes(deps));
@@ -67,7 +77,9 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use(analyticsRoutes(deps));
   app.use(clientScriptRoutes(deps));
   app.use(demoRoutes(deps));
+  app.use(docsRoutes(deps));
   app.use(adminRoutes(deps));
+  app.use(dashboardRoutes(deps));
   if (deps.localFilesRoot) app.use(fileRoutes(deps.localFilesRoot));
 
   app.use(notFound());

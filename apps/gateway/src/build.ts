@@ -1,7 +1,8 @@
-import { createCacheMemo, createEmbedResolver, createGenerationService, createInstantService, createKeyCache, createPermalinkCache, createStyleResolver, newId, type CacheKey } from '@promptpix/core';
+import { createCacheMemo, createEmbedResolver, createGenerationService, createInstantService, createJobCancellation, createKeyCache, createPermalinkCache, createPromptSafety, createRecentQuota, createStyleResolver, memoizePromptSafety, newId, type CacheKey } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import { infrastructureReadiness, instrumentGenerations } from '@promptpix/runtime/src/metrics';
 import type { GatewayDeps } from './deps';
+import { createLastUsedRecorder } from './http/key-last-used';
 
 export const SERVICE_NAME = 'promptpix';
 
@@ -15,6 +16,7 @@ export function buildGatewayDeps(
   // In-process caches of hot lookups, evicted through the invalidation bus when their data changes.
   const memo = createCacheMemo();
   const findCached = (key: CacheKey) => memo.find(key, (k) => infra.images.findCached(k));
+  const promptSafety = config.safety ? memoizePromptSafety(createPromptSafety(config.safety)) : null;
   const styleResolver = createStyleResolver({ findOwn: (accountId, id) => infra.styles.findOwn(accountId, id) });
   const generations = instrumentGenerations(infra.metrics, createGenerationService({
     jobStore: infra.jobStore,
@@ -22,8 +24,10 @@ export function buildGatewayDeps(
     quota: infra.quota,
     cache: { findCached },
     singleFlight: infra.singleFlight,
+    activeJobs: infra.activeJobs,
     storage: infra.storage,
     events: infra.events,
+    webhooks: infra.webhookNotifier,
     now: () => new Date(),
     newId,
     onError: (message, error) => logger.error(message, { error }),
@@ -52,7 +56,10 @@ export function buildGatewayDeps(
     logger,
     accounts: infra.accounts,
     apiKeys: infra.apiKeys,
-    credentials: { findActiveByHash: (hash) => keyCache.get(hash) },
+    credentials: {
+      findActiveByHash: (hash) => keyCache.get(hash),
+      recordUse: createLastUsedRecorder({ touch: (id, at) => infra.apiKeys.touchLastUsed(id, at), now: () => new Date(), onError: (error) => logger.warn('could not record a key use', { error }) }),
+    },
     invalidation: infra.invalidation,
     images: infra.images,
     library: infra.library,
@@ -73,6 +80,18 @@ export function buildGatewayDeps(
     eventStore: infra.eventStore,
     rateLimiter: infra.rateLimiter,
     singleFlight: infra.singleFlight,
+    idempotency: infra.idempotency,
+    recentQuota: createRecentQuota((account) => infra.quota.peek(account)),
+    webhookStore: infra.webhookStore,
+    cancellation: createJobCancellation({ ...infra, now: () => new Date() }),
+    activeJobsPerKey: config.activeJobsPerKey,
+    publishableIpRateLimit: config.publishableIpRateLimit,
+    trustProxy: config.trustProxy,
+    dashboardSessions: infra.dashboardSessions,
+    signInLinks: infra.signInLinks,
+    mailer: infra.mailer,
+    dashboard: config.dashboard,
+    promptSafety,
     now: () => new Date(),
     renderWaitMs: config.renderWaitMs,
     findCached,
@@ -87,6 +106,7 @@ export function buildGatewayDeps(
       events: infra.events,
       resolveStyle: (account, style) => styleResolver.resolve(account, style),
       characterExists: (accountId, id) => infra.characters.exists(accountId, id),
+      promptSafety,
     }),
     adminToken,
     localFilesRoot: config.storage.kind === 'local' ? config.storage.root : undefined,

@@ -1,6 +1,7 @@
-import type { CacheKey, CachedImage, EmbedResolver, EventRecorder, InvalidationBus, PermalinkCache, StyleResolver, GenerationQueue, GenerationService, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
-import type { AccountRepository, ApiKeyRepository, CharacterRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository } from '@promptpix/db';
-import type { Logger } from '@promptpix/runtime';
+import type { JobCancellation, Mailer, PlanName, PromptSafety, QuotaAccount, QuotaState } from '@promptpix/core';
+import type { CacheKey, CachedImage, EmbedResolver, EventRecorder, InvalidationBus, PermalinkCache, StyleResolver, GenerationQueue, GenerationService, IdempotencyStore, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
+import type { AccountRepository, ApiKeyRepository, CharacterRepository, DashboardSessionRepository, SignInLinkRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository, WebhookRepository } from '@promptpix/db';
+import type { Config, Logger } from '@promptpix/runtime';
 import type { Metrics, ReadinessReport } from '@promptpix/runtime/src/metrics';
 
 /** Everything the gateway talks to; built by a composition root (main.ts, the embedded server, tests). */
@@ -13,8 +14,8 @@ export interface GatewayDeps {
   logger: Logger;
   accounts: AccountRepository;
   apiKeys: ApiKeyRepository;
-  /** Key lookups for authentication: cached in process, evicted through `invalidation`. */
-  credentials: Pick<ApiKeyRepository, 'findActiveByHash'>;
+  /** Key lookups for authentication: cached in process, evicted through `invalidation`; `recordUse` notes `lastUsedAt` (throttled, fire-and-forget). */
+  credentials: Pick<ApiKeyRepository, 'findActiveByHash'> & { recordUse?: (keyId: string) => void };
   invalidation: InvalidationBus;
   images: ImageRepository;
   library: LibraryRepository;
@@ -41,6 +42,29 @@ export interface GatewayDeps {
   eventStore: EventRepository;
   rateLimiter: RateLimiter;
   singleFlight: SingleFlight;
+  /** The quota for headers on cache hits, read at most once a second per account. */
+  recentQuota: (account: QuotaAccount) => Promise<QuotaState>;
+  /** Cancels queued or running jobs (DELETE /api/v1/job/:jobId, Cancel-After). */
+  cancellation: JobCancellation;
+  /** Idempotency-Key records of generate (24 hours). */
+  idempotency: IdempotencyStore;
+  /** Accounts' webhook secrets and delivery log (operator API). */
+  webhookStore: WebhookRepository;
+  /** Cap on jobs queued or running per key, by plan. */
+  activeJobsPerKey: Record<PlanName, number>;
+  /** Requests a minute per client IP and publishable key; 0 turns the limit off. */
+  publishableIpRateLimit: number;
+  /** Screens prompts before any generation or match (README, "Safety"); null when switched off. */
+  promptSafety: PromptSafety | null;
+  /** Signed-in dashboard browsers (apps/gateway/src/dashboard). */
+  dashboardSessions: DashboardSessionRepository;
+  /** One-time sign-in links e-mailed to dashboard users (./dashboard/auth). */
+  signInLinks: SignInLinkRepository;
+  /** Outgoing e-mail (sign-in links, approval notices). */
+  mailer: Mailer;
+  dashboard: Config['dashboard'];
+  /** Express's `trust proxy` (TRUST_PROXY), for client IPs behind a proxy. */
+  trustProxy?: string;
   now: () => Date;
   /** How long GET /api/v1/render holds a request for a fresh image. */
   renderWaitMs: number;

@@ -6,7 +6,7 @@
 import { createApp } from '@promptpix/gateway/src/app';
 import { buildGatewayDeps } from '@promptpix/gateway/src/build';
 import { startStylePreviews } from '@promptpix/gateway/src/style-previews';
-import { startGenerationWorker } from '@promptpix/worker/src/worker';
+import { startWorkers } from '@promptpix/worker/src/worker';
 import { createLogger, ensureAdminToken, loadConfig, openInfrastructure } from '@promptpix/runtime';
 import { listen, runProcess } from '@promptpix/runtime/src/process';
 
@@ -15,10 +15,10 @@ runProcess('server', async () => {
   const logger = createLogger({ ...config.log, service: 'promptpix' });
   const admin = config.adminToken ? { token: config.adminToken, created: false } : ensureAdminToken(config.dataDir);
   const infra = await openInfrastructure(config, logger, { migrate: true });
-  const consumer = startGenerationWorker(infra, config, logger);
+  const consumer = startWorkers(infra, config, logger);
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
   const server = await listen(createApp(buildGatewayDeps(infra, config, logger, admin.token, () => previews?.current() ?? {})), config.port);
-  logger.info('promptpix listening', { url: config.publicBaseUrl, dataDir: config.dataDir, database: config.database.kind, storage: config.storage.kind, queue: config.redis ? 'bullmq' : 'in-process' });
+  logger.info('promptpix listening', { url: config.publicBaseUrl, dashboard: `${config.publicBaseUrl}/dashboard`, dataDir: config.dataDir, database: config.database.kind, storage: config.storage.kind, queue: config.redis ? 'bullmq' : 'in-process' });
   if (!config.adminToken) {
     // Printed on purpose: the operator needs it once, and it is stored in DATA_DIR/admin-token.
     process.stdout.write(`\nAdmin token (${admin.created ? 'new, ' : ''}stored in ${config.dataDir}/admin-token): ${admin.token}\n\n`);

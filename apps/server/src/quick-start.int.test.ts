@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
+import { latestSignInLink, tokenOfLink } from '@promptpix/gateway/src/dashboard/auth/outbox-reader';
 import { freePort, createTestDatabase, startTestS3, TEST_REDIS_URL, testRedisPrefix, type TestDatabase, type TestS3 } from '@promptpix/testing';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -49,6 +50,7 @@ async function developerFlow(baseUrl: string, adminEnv: Record<string, string>) 
   expect(admin(['accounts', 'approve', handle], adminEnv).status).toBe('approved');
   const { key } = admin(['keys', 'create', handle, '--kind', 'secret', '--name', 'server'], adminEnv);
   expect(key).toMatch(/^sk_live_/);
+  expect(admin(['webhooks', 'secret', handle], adminEnv).secret).toMatch(/^whsec_/);
 
   const started = await fetch(`${baseUrl}/api/v1/generate`, {
     method: 'POST',
@@ -75,6 +77,7 @@ async function developerFlow(baseUrl: string, adminEnv: Record<string, string>) 
     const meta = await sharp(Buffer.from(await file.arrayBuffer())).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['webp', 1024, 1024]);
   }
+  return handle;
 }
 
 const children: ChildProcess[] = [];
@@ -99,7 +102,22 @@ it('npm start: embedded single process, admin token from DATA_DIR', async () => 
     await waitForHealth(baseUrl, server);
     expect(server.output.join('')).toContain(`Admin token`);
     expect(readFileSync(join(dataDir, 'admin-token'), 'utf8')).toMatch(/^adm_/);
-    await developerFlow(baseUrl, { DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN: '' });
+    const handle = await developerFlow(baseUrl, { DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN: '' });
+
+    // The README's dashboard step: the approval mail sits in DATA_DIR/outbox and its link signs in.
+    const shell = await fetch(`${baseUrl}/dashboard`);
+    expect([shell.status, shell.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    const script = (await shell.text()).match(/src="(\/dashboard\/assets\/app\.js[^"]*)"/)?.[1];
+    expect((await fetch(`${baseUrl}${script}`)).status).toBe(200);
+    const link = await latestSignInLink(join(dataDir, 'outbox'), `${handle}@example.com`);
+    expect(link).toMatch(new RegExp(`^${baseUrl}/dashboard/sign-in#token=`));
+    const signedIn = await fetch(`${baseUrl}/dashboard/api/sign-in/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: tokenOfLink(link!) }),
+    });
+    expect(signedIn.status).toBe(200);
+    expect((await signedIn.json()).account).toMatchObject({ handle, status: 'approved' });
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

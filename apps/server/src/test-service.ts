@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { RequestListener } from 'node:http';
+import type { Express } from 'express';
 import winston from 'winston';
 import { createApp } from '@promptpix/gateway/src/app';
 import { buildGatewayDeps } from '@promptpix/gateway/src/build';
 import { startStylePreviews, type StylePreviews } from '@promptpix/gateway/src/style-previews';
-import { startGenerationWorker } from '@promptpix/worker/src/worker';
+import { startWorkers } from '@promptpix/worker/src/worker';
 import type { ImageModel } from '@promptpix/core';
 import { createLogger, loadConfig, openInfrastructure, type Config, type Infrastructure } from '@promptpix/runtime';
 import { listen } from '@promptpix/runtime/src/process';
@@ -27,6 +28,8 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export interface TestService {
   shape: Shape;
   baseUrl: string;
+  /** The gateway's Express app, as mounted on `baseUrl`. */
+  app: Express;
   config: Config;
   /** Variables that point another service at the same state. */
   env: Record<string, string>;
@@ -144,9 +147,10 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     },
     prepareReference: configured.prepareReference?.bind(configured),
   };
-  const consumer = options.worker === false ? null : startGenerationWorker(infra, config, logger);
+  const consumer = options.worker === false ? null : startWorkers(infra, config, logger);
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
-  handler = createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}));
+  const app = createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}));
+  handler = app;
 
   async function admin(method: string, path: string, body?: unknown) {
     const response = await fetch(baseUrl + path, {
@@ -161,6 +165,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
   return {
     shape,
     baseUrl,
+    app,
     config,
     infra,
     logs,

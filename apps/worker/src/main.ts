@@ -2,7 +2,7 @@
 import { createLogger, loadConfig, openInfrastructure, requireSplitDeployment } from '@promptpix/runtime';
 import { infrastructureReadiness, startOpsServer } from '@promptpix/runtime/src/metrics';
 import { runProcess } from '@promptpix/runtime/src/process';
-import { startGenerationWorker } from './worker';
+import { startWorkers } from './worker';
 
 runProcess('worker', async () => {
   const config = loadConfig();
@@ -11,7 +11,7 @@ runProcess('worker', async () => {
   const infra = await openInfrastructure(config, logger, { migrate: false });
   // /metrics, /api/health (liveness) and /api/ready on METRICS_PORT, up until the last job is done.
   const ops = await startOpsServer({ port: config.metrics.port, serviceName: 'promptpix-worker', metrics: infra.metrics, token: config.metrics.token, ready: infrastructureReadiness(infra, { redis: true, logger }) });
-  const consumer = startGenerationWorker(infra, config, logger);
+  const consumer = startWorkers(infra, config, logger);
   logger.info('worker metrics listening', { port: ops.port });
   return {
     logger,

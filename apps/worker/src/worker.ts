@@ -1,9 +1,11 @@
 import sharp from 'sharp';
-import type { QueueConsumer } from '@promptpix/core';
+import { createJobCancellation, type QueueConsumer } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import { instrumentGenerationJobs, instrumentModel } from '@promptpix/runtime/src/metrics';
 import { createCharacterReferences } from './processors/character-references';
 import { createGenerationProcessor } from './processors/generation';
+import { createWebhookDeliveryProcessor } from './processors/webhook-delivery';
+import { createWebhookSender } from './webhooks/http-sender';
 
 /** Starts consuming generation jobs with the configured concurrency. */
 export function startGenerationWorker(infra: Infrastructure, config: Config, logger: Logger): QueueConsumer {
@@ -11,19 +13,59 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
   sharp.cache(false);
   const model = { ...instrumentModel(infra.model, infra.metrics), prepareReference: infra.model.prepareReference?.bind(infra.model) };
   const characters = createCharacterReferences({ characters: infra.characters, storage: infra.storage, model, singleFlight: infra.singleFlight, logger });
-  const processor = instrumentGenerationJobs(createGenerationProcessor({
+  const generation = createGenerationProcessor({
     characterFor: (id, style, seed) => characters.forScene(id, style, seed),
     jobStore: infra.jobStore,
     model,
     storage: infra.storage,
     images: infra.images,
+    permalinks: infra.permalinks,
     quota: infra.quota,
     events: infra.events,
     singleFlight: infra.singleFlight,
+    activeJobs: infra.activeJobs,
     invalidation: infra.invalidation,
+    webhooks: infra.webhookNotifier,
+    cancellation: createJobCancellation({ ...infra, now: () => new Date() }),
     logger,
     now: () => new Date(),
-  }), infra.metrics, infra.model.name);
+  });
+  infra.invalidation.subscribe((message) => {
+    if (message.kind === 'job-cancelled') generation.abort(message.jobId);
+  });
+  const processor = instrumentGenerationJobs(generation, infra.metrics, infra.model.name);
   logger.info('worker consuming generation jobs', { concurrency: config.worker.concurrency, model: infra.model.name });
   return infra.queue.consume(processor.handle, { concurrency: config.worker.concurrency, onFinalFailure: processor.onFinalFailure });
+}
+
+export const WEBHOOK_USER_AGENT = 'PromptPix-Webhooks/1.0';
+
+/** Starts consuming webhook deliveries; first re-queues those a restart may have dropped. */
+export function startWebhookWorker(infra: Infrastructure, config: Config, logger: Logger): QueueConsumer {
+  const { timeoutMs, allowPrivateAddresses, concurrency } = config.webhooks;
+  const processor = createWebhookDeliveryProcessor({
+    deliveries: infra.webhookStore,
+    sender: createWebhookSender({ timeoutMs, allowPrivateAddresses, userAgent: WEBHOOK_USER_AGENT }),
+    logger,
+    now: () => new Date(),
+  });
+  if (allowPrivateAddresses) logger.warn('webhooks may reach private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true)');
+  infra.webhookNotifier.resumePending().then(
+    (count) => count > 0 && logger.info('webhook deliveries re-queued', { count }),
+    (error: unknown) => logger.warn('could not re-queue pending webhook deliveries', { error }),
+  );
+  return infra.webhookQueue.consume(processor.handle, { concurrency, onFinalFailure: processor.onFinalFailure });
+}
+
+/** Every consumer a worker process runs: generation jobs, then webhook deliveries. Closing stops them in that order. */
+export function startWorkers(infra: Infrastructure, config: Config, logger: Logger): QueueConsumer {
+  const generation = startGenerationWorker(infra, config, logger);
+  const webhooks = startWebhookWorker(infra, config, logger);
+  return {
+    async close() {
+      // Generation first: a job finishing while it drains still queues its webhooks.
+      await generation.close();
+      await webhooks.close();
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ageBuckets, imageFormats } from './generate';
+import { ageBuckets, imageFormats, negativePromptSchema, seedSchema } from './generate';
 import { hasNul, text } from './text';
 
 const embedDimension = z
@@ -10,9 +10,9 @@ const embedDimension = z
 
 export const embedElementSchema = z
   .object({
-    id: text(1, 100),
-    prompt: text(1, 2000).optional(),
-    shortcut: text(1, 200).optional(),
+    id: text(1, 100).meta({ description: "Caller's label, echoed back" }),
+    prompt: text(1, 2000).optional().meta({ description: 'Give a prompt or a shortcut' }),
+    shortcut: text(1, 200).optional().meta({ description: 'A permalink name: its best image; never generates, never uses quota' }),
     style: text(1, 200).optional(),
     width: embedDimension.default(1024),
     height: embedDimension.default(1024),
@@ -20,7 +20,13 @@ export const embedElementSchema = z
     character: z.uuid({ error: 'Expected a uuid' }).optional(),
     age: z.enum(ageBuckets, { error: 'Expected one of kids, bigkids, adults' }).optional(),
     mode: z.enum(['generate', 'instant'], { error: 'Expected generate or instant' }).default('generate'),
-    tags: z.array(text(1, 100), { error: 'Expected an array of strings' }).max(10, { error: 'At most 10 tags' }).optional(),
+    seed: seedSchema.optional(),
+    negativePrompt: negativePromptSchema.optional(),
+    tags: z
+      .array(text(1, 100), { error: 'Expected an array of strings' })
+      .max(10, { error: 'At most 10 tags' })
+      .optional()
+      .meta({ description: 'Up to ten taxonomy slugs narrowing an instant match' }),
   })
   .refine((e) => e.prompt !== undefined || e.shortcut !== undefined, { error: 'Each element needs a prompt or a shortcut', path: ['prompt'] });
 
@@ -30,18 +36,8 @@ export const embedResolveBodySchema = z.object({
 });
 
 export type EmbedElement = z.infer<typeof embedElementSchema>;
-
-export interface EmbedResult {
-  id: string;
-  status: 'ready' | 'generating' | 'failed';
-  imageUrl?: string;
-  imageId?: string;
-  jobId?: string;
-  error?: string;
-  match?: 'exact' | 'nearest';
-  matchScore?: number | null;
-  poolImageId?: string;
-}
+/** An element as a caller sends it (defaults not yet applied). */
+export type EmbedElementInput = z.input<typeof embedElementSchema>;
 
 export const analyticsEventTypes = ['impression', 'click', 'generate', 'cache_hit', 'pin', 'reject', 'style_applied', 'heart', 'flag', 'view'] as const;
 
@@ -63,3 +59,6 @@ export const analyticsBodySchema = z.object({
     .min(1, { error: 'At least 1 event' })
     .max(100, { error: 'At most 100 events' }),
 });
+
+/** One analytics event as a caller sends it. */
+export type AnalyticsEventInput = z.input<typeof analyticsBodySchema>['events'][number];

@@ -11,6 +11,7 @@ export const ErrorMessages = {
   originNotAllowed: 'Origin not allowed',
   quotaExceeded: 'Generation quota exceeded',
   rateLimited: 'Rate limit exceeded',
+  tooManyActiveJobs: 'Too many jobs in progress for this key',
   jobNotFound: 'Job not found',
   imageNotFound: 'Image not found',
   notFound: 'Not found',

@@ -1,36 +1,67 @@
 import { z } from 'zod';
 import { text } from './text';
+import { webhookUrlSchema } from './webhook';
 
 const dimension = z
   .number({ error: 'Expected an integer' })
   .int({ error: 'Expected an integer' })
   .min(256, { error: 'Must be at least 256' })
   .max(2048, { error: 'Must be at most 2048' })
-  .refine((n) => n % 64 === 0, { error: 'Must be a multiple of 64' });
+  .refine((n) => n % 64 === 0, { error: 'Must be a multiple of 64' })
+  .meta({ multipleOf: 64, description: '256 to 2048, a multiple of 64' });
 
 export const imageFormats = ['png', 'jpeg', 'webp'] as const;
 export type ImageFormat = (typeof imageFormats)[number];
 
 export const ageBuckets = ['kids', 'bigkids', 'adults'] as const;
+
+/** Extension: the model's seed. The same prompt, style, seed and size give the same image (procedural model). */
+export const seedSchema = z
+  .number({ error: 'Expected an integer' })
+  .int({ error: 'Expected an integer' })
+  .min(0, { error: 'Must be between 0 and 4294967295' })
+  .max(4294967295, { error: 'Must be between 0 and 4294967295' })
+  .meta({ description: 'Extension: the seed to generate with (0 to 4294967295); part of the cache key when given. The seed used is reported on the job.' });
+
+/** Extension: what the image should not show; part of the cache key when given. */
+export const negativePromptSchema = text(1, 2000).meta({ description: 'Extension: what the image should not show (1 to 2000 characters); passed to providers that accept one; part of the cache key when given.' });
 export type AgeBucket = (typeof ageBuckets)[number];
 
 /** Body of POST /api/v1/generate. Unknown fields are ignored; values are never clamped. */
 export const generateBodySchema = z.object({
-  prompt: text(1, 2000).refine((p) => p.trim().length > 0, { error: 'Must not be blank' }),
-  style: text(1, 200).optional(),
-  strength: z.number({ error: 'Expected a number' }).min(0, { error: 'Must be between 0 and 1' }).max(1, { error: 'Must be between 0 and 1' }).default(1),
-  character: z.uuid({ error: 'Expected a uuid' }).optional(),
+  prompt: text(1, 2000)
+    .refine((p) => p.trim().length > 0, { error: 'Must not be blank' })
+    .meta({ description: 'What to draw; 1 to 2000 characters, not blank', example: 'a lighthouse at dusk' }),
+  style: text(1, 200).optional().meta({ description: 'A preset id or the id of one of your own styles (GET /api/v1/styles)', example: 'watercolor' }),
+  strength: z
+    .number({ error: 'Expected a number' })
+    .min(0, { error: 'Must be between 0 and 1' })
+    .max(1, { error: 'Must be between 0 and 1' })
+    .default(1)
+    .meta({ description: 'How hard the style is applied' }),
+  character: z.uuid({ error: 'Expected a uuid' }).optional().meta({ description: 'A character to put in the image (GET /api/v1/characters)' }),
   width: dimension.default(1024),
   height: dimension.default(1024),
   format: z.enum(imageFormats, { error: 'Expected one of png, jpeg, webp' }).default('webp'),
   ageBuckets: z
     .array(z.enum(ageBuckets, { error: 'Expected one of kids, bigkids, adults' }), { error: 'Expected an array' })
     .max(1, { error: 'At most one entry' })
-    .optional(),
-  mode: z.enum(['generate', 'instant'], { error: 'Expected generate or instant' }).default('generate'),
+    .optional()
+    .meta({ description: 'At most one entry; omitted means all ages' }),
+  seed: seedSchema.optional(),
+  negativePrompt: negativePromptSchema.optional(),
+  webhookUrl: webhookUrlSchema.optional(),
+  mode: z
+    .enum(['generate', 'instant'], { error: 'Expected generate or instant' })
+    .default('generate')
+    .meta({ description: 'generate: a job to poll (202); instant: the closest shared-library image at once (200), free on every plan' }),
 });
 
 export type GenerateBody = z.infer<typeof generateBodySchema>;
+/** A generate body as a caller sends it (defaults not yet applied). */
+export type GenerateBodyInput = z.input<typeof generateBodySchema>;
+/** The render query as a caller writes it. */
+export type RenderQueryInput = z.input<typeof renderQuerySchema>;
 
 /** What a generation job is asked to make, as stored with the job. */
 export interface GenerationRequest {
@@ -47,17 +78,22 @@ export interface GenerationRequest {
   height: number;
   format: ImageFormat;
   ageBucket?: AgeBucket;
+  /** The caller's seed; without one the worker draws one. */
+  seed?: number;
+  negativePrompt?: string;
 }
 
-const queryInt = (schema: typeof dimension) => z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), schema);
+const queryInt = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), schema);
 
 /** Query of GET /api/v1/render: the generate fields that fit in a URL. */
 export const renderQuerySchema = z.object({
   prompt: generateBodySchema.shape.prompt,
   style: generateBodySchema.shape.style,
   character: generateBodySchema.shape.character,
-  width: queryInt(dimension).default(1024),
-  height: queryInt(dimension).default(1024),
+  width: queryInt(dimension.default(1024)),
+  height: queryInt(dimension.default(1024)),
   format: generateBodySchema.shape.format,
-  age: z.enum(ageBuckets, { error: 'Expected one of kids, bigkids, adults' }).optional(),
+  age: z.enum(ageBuckets, { error: 'Expected one of kids, bigkids, adults' }).optional().meta({ description: 'Age bucket: a single value' }),
+  seed: queryInt(seedSchema).optional(),
+  negativePrompt: negativePromptSchema.optional(),
 });

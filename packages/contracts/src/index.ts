@@ -3,3 +3,5 @@ export * from './job';
 export * from './errors';
 export * from './embed';
 export * from './text';
+export * from './responses';
+export * from './webhook';

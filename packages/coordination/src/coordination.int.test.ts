@@ -1,5 +1,7 @@
 import Redis from 'ioredis';
-import type { RateLimiter, SingleFlight } from '@promptpix/core';
+import type { ActiveJobs, IdempotencyStore, RateLimiter, SingleFlight } from '@promptpix/core';
+import { createMemoryActiveJobs, createRedisActiveJobs } from './active-jobs';
+import { createMemoryIdempotencyStore, createRedisIdempotencyStore } from './idempotency-store';
 import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
 import { createMemoryRateLimiter } from './memory-rate-limiter';
 import { createRedisRateLimiter } from './redis-rate-limiter';
@@ -94,5 +96,72 @@ describe.each(flights)('single flight contract (%s)', (_name, make) => {
     await flight.claim('ttl', 'job-1', 1);
     await new Promise((r) => setTimeout(r, 1100));
     expect(await flight.claim('ttl', 'job-2', 1)).toBeNull();
+  });
+});
+
+const idempotencyStores: Array<[string, () => IdempotencyStore]> = [
+  ['memory', () => createMemoryIdempotencyStore()],
+  ['redis', () => createRedisIdempotencyStore({ redis: newRedis(), prefix: testRedisPrefix() })],
+];
+
+describe.each(idempotencyStores)('idempotency store contract (%s)', (_name, make) => {
+  const response = { status: 202, headers: { 'X-Quota-Used': '3' }, body: { jobId: 'j1', status: 'queued' } };
+
+  it('claims a new key, then reports it in progress, replays it once finished, and refuses another body', async () => {
+    const store = make();
+    expect(await store.begin('acct:k1', 'fp-a', 60)).toEqual({ kind: 'started' });
+    expect(await store.begin('acct:k1', 'fp-a', 60)).toEqual({ kind: 'in_progress' });
+    expect(await store.begin('acct:k1', 'fp-b', 60)).toEqual({ kind: 'mismatch' });
+    await store.finish('acct:k1', 'fp-a', response, 3600);
+    expect(await store.begin('acct:k1', 'fp-a', 60)).toEqual({ kind: 'replay', response });
+    expect(await store.begin('acct:k1', 'fp-b', 60)).toEqual({ kind: 'mismatch' });
+    expect(await store.begin('acct:k2', 'fp-b', 60)).toEqual({ kind: 'started' });
+  });
+
+  it('abandon frees a claim so a retry runs again, but never drops a finished response or another body\'s claim', async () => {
+    const store = make();
+    await store.begin('acct:a', 'fp-a', 60);
+    await store.abandon('acct:a', 'fp-other');
+    expect(await store.begin('acct:a', 'fp-a', 60)).toEqual({ kind: 'in_progress' });
+    await store.abandon('acct:a', 'fp-a');
+    expect(await store.begin('acct:a', 'fp-a', 60)).toEqual({ kind: 'started' });
+    await store.finish('acct:a', 'fp-a', response, 3600);
+    await store.abandon('acct:a', 'fp-a');
+    expect(await store.begin('acct:a', 'fp-a', 60)).toEqual({ kind: 'replay', response });
+  });
+
+  it('a claim left by a crashed request expires after its pending time', async () => {
+    const store = make();
+    await store.begin('acct:crash', 'fp-a', 1);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await store.begin('acct:crash', 'fp-a', 60)).toEqual({ kind: 'started' });
+  });
+});
+
+const activeJobStores: Array<[string, () => ActiveJobs]> = [
+  ['memory', () => createMemoryActiveJobs()],
+  ['redis', () => createRedisActiveJobs({ redis: newRedis(), prefix: testRedisPrefix() })],
+];
+
+describe.each(activeJobStores)('active jobs contract (%s)', (_name, make) => {
+  it('admits up to the limit per bucket, and a released job frees its slot', async () => {
+    const active = make();
+    const t = 1_000_000;
+    expect(await active.admit('key-a', 'j1', 2, 3600, t)).toEqual({ admitted: true, active: 1 });
+    expect(await active.admit('key-a', 'j2', 2, 3600, t)).toEqual({ admitted: true, active: 2 });
+    expect(await active.admit('key-a', 'j3', 2, 3600, t)).toEqual({ admitted: false, active: 2 });
+    expect(await active.admit('key-b', 'j3', 2, 3600, t)).toEqual({ admitted: true, active: 1 });
+    await active.release('key-a', 'j1');
+    expect(await active.admit('key-a', 'j3', 2, 3600, t)).toEqual({ admitted: true, active: 2 });
+    await active.release('key-a', 'no-such-job');
+    expect((await active.admit('key-a', 'j4', 2, 3600, t)).admitted).toBe(false);
+  });
+
+  it('an entry never released stops counting after its time to live', async () => {
+    const active = make();
+    const t = 2_000_000;
+    await active.admit('key-lost', 'lost', 1, 60, t);
+    expect((await active.admit('key-lost', 'next', 1, 60, t + 59_000)).admitted).toBe(false);
+    expect((await active.admit('key-lost', 'next', 1, 60, t + 60_001)).admitted).toBe(true);
   });
 });

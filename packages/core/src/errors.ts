@@ -4,6 +4,8 @@ export type ErrorKind =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'conflict'
+  | 'gone'
   | 'quota_exceeded'
   | 'rate_limited'
   | 'payload_too_large'

@@ -9,15 +9,24 @@ export interface CacheKey {
   style: string | null;
   characterId: string | null;
   ageBucket: string | null;
+  /** The seed the caller chose; null (not given) matches an image of any seed. */
+  seed: number | null;
+  /** What the image should not show (normalised like the prompt); null when not given. */
+  negativePrompt: string | null;
 }
 
-export const cacheKeyOf = (accountId: string, request: Pick<GenerationRequest, 'prompt' | 'style' | 'character' | 'ageBucket'>): CacheKey => ({
+export const cacheKeyOf = (
+  accountId: string,
+  request: Pick<GenerationRequest, 'prompt' | 'style' | 'character' | 'ageBucket' | 'seed' | 'negativePrompt'>,
+): CacheKey => ({
   accountId,
   normalizedPrompt: normalizePrompt(request.prompt),
   style: request.style ?? null,
   // PostgreSQL hands uuids back in lower case; a caller may send them in upper case.
   characterId: request.character?.toLowerCase() ?? null,
   ageBucket: request.ageBucket ?? null,
+  seed: request.seed ?? null,
+  negativePrompt: request.negativePrompt === undefined ? null : normalizePrompt(request.negativePrompt),
 });
 
 /**
@@ -25,12 +34,12 @@ export const cacheKeyOf = (accountId: string, request: Pick<GenerationRequest, '
  * separates the parts and \u0001 stands for a missing one.
  */
 export const cacheKeyString = (k: CacheKey): string =>
-  `${k.accountId}\0${k.normalizedPrompt}\0${k.style ?? '\u0001'}\0${k.characterId ?? '\u0001'}\0${k.ageBucket ?? '\u0001'}`;
+  `${k.accountId}\0${k.normalizedPrompt}\0${k.style ?? '\u0001'}\0${k.characterId ?? '\u0001'}\0${k.ageBucket ?? '\u0001'}\0${k.seed ?? '\u0001'}\0${k.negativePrompt ?? '\u0001'}`;
 
 /** Short stable id of a cache key plus variant, for single-flight keys. */
 export const flightKeyOf = (key: CacheKey, variant: Variant): string =>
   createHash('sha256')
-    .update(JSON.stringify([key.accountId, key.normalizedPrompt, key.style, key.characterId, key.ageBucket, variant.width, variant.height, variant.format]))
+    .update(JSON.stringify([key.accountId, key.normalizedPrompt, key.style, key.characterId, key.ageBucket, key.seed, key.negativePrompt, variant.width, variant.height, variant.format]))
     .digest('base64url');
 
 export interface Variant {
@@ -45,10 +54,18 @@ export interface CachedImage extends Variant {
   sourceImageId: string | null;
   rejected: boolean;
   createdAt: Date;
+  /** The seed it was made with (reported on the job that serves it). */
+  seed: number;
 }
 
 /** A cached image with the key it is stored under (one batch read returns several keys' images). */
-export type CachedImageWithKey = CachedImage & Omit<CacheKey, 'accountId'>;
+export type CachedImageWithKey = CachedImage & Omit<CacheKey, 'accountId' | 'seed'>;
+
+/** The keys a stored image answers to: its own seed's, and the key with no seed given. */
+export const cacheKeysOfRow = (accountId: string, row: CachedImageWithKey): [CacheKey, CacheKey] => {
+  const base = { accountId, normalizedPrompt: row.normalizedPrompt, style: row.style, characterId: row.characterId, ageBucket: row.ageBucket, negativePrompt: row.negativePrompt };
+  return [{ ...base, seed: null }, { ...base, seed: row.seed }];
+};
 
 export type CacheDecision<T extends CachedImage> =
   | { kind: 'exact'; image: T }

@@ -98,7 +98,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
   pageBase = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
   const [started, browser] = await Promise.all([
-    startTestService('embedded', { MODEL_LATENCY_MS: String(MODEL_LATENCY_MS), WORKER_CONCURRENCY: '128' }),
+    // Free keys may have 2 jobs in progress here, so the busy-key retry can be watched.
+    startTestService('embedded', { MODEL_LATENCY_MS: String(MODEL_LATENCY_MS), WORKER_CONCURRENCY: '128', ACTIVE_JOBS_PER_KEY_FREE: '2' }),
     chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1100, height: 800 } }),
   ]);
   service = started;
@@ -314,6 +315,19 @@ it('waits the retryAfterMs of a 429 before sending the same resolve call again',
   await page.close();
 });
 
+it("resolves an element again when its key has too many jobs in progress, until every image is there", async () => {
+  const free = await service.createAccount({ plan: 'free' });
+  const { page, errors, resolveCalls } = await openPage();
+  const imgs = [1, 2, 3, 4, 5].map((n) => `<img class="busy" data-service-prompt="a busy key, picture ${n}" data-service-width="256" data-service-height="256">`).join('');
+  await page.goto(servePage('/busy', imgs, { key: free.publishableKey }));
+  await waitReady(page, '.busy', 40_000);
+  // Two started at once; the other three came back "busy" and were resolved again later.
+  expect(resolveCalls.length).toBeGreaterThan(1);
+  expect(resolveCalls.flatMap((c) => c.elements).length).toBeGreaterThan(5);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
 it('keeps the fallbacks and stops calling once the service refuses the key', async () => {
   const { page, errors, resolveCalls } = await openPage();
   await page.goto(servePage('/refused', `<img id="x" src="${FALLBACK}" data-service-prompt="a fox in the snow">`, { key: 'pk_live_' + 'x'.repeat(32) }));
@@ -330,6 +344,37 @@ it('keeps the fallbacks and stops calling once the service refuses the key', asy
   expect(await inspect(page, '#y')).toMatchObject({ src: FALLBACK, animation: 'none' });
   expect(resolveCalls).toHaveLength(1);
   expect(errors.filter((e) => !/status of 401|response: 401/.test(e))).toEqual([]);
+  await page.close();
+});
+
+it('follows a generating job over its event stream instead of polling', async () => {
+  const { page, errors } = await openPage();
+  const jobCalls: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().startsWith(`${service.baseUrl}/api/v1/job/`)) jobCalls.push(request.url());
+  });
+  await page.goto(servePage('/stream', `<img id="live" src="${FALLBACK}" data-service-prompt="a kite followed live" data-service-width="256" data-service-height="256">`));
+  await waitReady(page, '#live');
+  expect((await inspect(page, '#live')).naturalWidth).toBe(256);
+  // The 1.5 s generation outlasts the first poll (after 1 s), so a polling script would show here.
+  expect(jobCalls).toEqual([expect.stringMatching(new RegExp(`^${service.baseUrl}/api/v1/job/[\\w-]+/events\\?key=pk_live_`))]);
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+it('falls back to polling when the event stream breaks before the job ends', async () => {
+  const { page, errors } = await openPage();
+  const polls: string[] = [];
+  await page.route(/\/api\/v1\/job\/[\w-]+\/events/, (route) => route.abort());
+  page.on('request', (request) => {
+    if (/\/api\/v1\/job\/[\w-]+$/.test(request.url())) polls.push(request.url());
+  });
+  await page.goto(servePage('/stream-broken', `<img id="polled" src="${FALLBACK}" data-service-prompt="a kite followed the old way" data-service-width="256" data-service-height="256">`));
+  await waitReady(page, '#polled');
+  expect((await inspect(page, '#polled')).naturalWidth).toBe(256);
+  expect(polls.length).toBeGreaterThanOrEqual(1);
+  // The browser logs the aborted stream itself; nothing else may go wrong.
+  expect(errors.filter((e) => !/ERR_FAILED|net::/.test(e))).toEqual([]);
   await page.close();
 });
 

@@ -147,11 +147,12 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
     return producer;
   };
 
-  const readyQueue = async () => {
+  const readyProducer = async () => {
     const p = getProducer();
     await waitUntilReady(p.redis, readyTimeoutMs);
-    return p.queue;
+    return p;
   };
+  const readyQueue = async () => (await readyProducer()).queue;
 
   const consume = (handler: GenerationJobHandler, consumerOptions: ConsumerOptions): QueueConsumer => {
     if (closed) throw new Error('Queue is closed');
@@ -255,6 +256,26 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
         delayed: c.delayed ?? 0,
         failed: c.failed ?? 0,
       };
+    },
+
+    async position(jobId) {
+      const { redis } = await readyProducer();
+      const wait = bullQueueKeys(prefix, queueName).wait;
+      // BullMQ LPUSHes a new job and workers take from the tail, so the jobs ahead of this one
+      // are those after its index. RANK -1 searches from the tail, where the next jobs are.
+      const replies = (await redis.multi().lpos(wait, jobId, 'RANK', -1).llen(wait).exec()) ?? [];
+      const [[indexError, index] = [null, null], [lengthError, length] = [null, 0]] = replies;
+      if (indexError || lengthError) throw indexError ?? lengthError;
+      return typeof index === 'number' ? Number(length) - 1 - index : null;
+    },
+
+    async remove(jobId) {
+      const queue = await readyQueue();
+      // BullMQ's remove answers 1 for an unknown id too, so look first; a worker taking the job in
+      // between holds its lock, and then remove refuses (0).
+      const job = await queue.getJob(jobId);
+      if (!job || !['waiting', 'prioritized', 'delayed', 'paused'].includes(await job.getState())) return false;
+      return (await queue.remove(jobId)) === 1;
     },
 
     async listFailed(limit) {

@@ -134,6 +134,22 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
       return { waiting: waiting.length, active, delayed: delayed.size, failed };
     },
 
+    async position(jobId) {
+      const index = waiting.findIndex((job) => job.payload.jobId === jobId);
+      return index < 0 ? null : index;
+    },
+
+    async remove(jobId) {
+      const index = waiting.findIndex((job) => job.payload.jobId === jobId);
+      const timer = delayed.get(jobId);
+      if (index < 0 && !timer) return false;
+      if (index >= 0) waiting.splice(index, 1);
+      clearTimeout(timer);
+      delayed.delete(jobId);
+      known.delete(jobId);
+      return true;
+    },
+
     async listFailed(limit) {
       return [...failedJobs.values()]
         .reverse()

@@ -1,11 +1,11 @@
 /**
  * How a JobRecord is laid out in a Redis hash: one field per property, strings as they are,
- * booleans as "true"/"false", the request as JSON. Listing every property here (the mapped type
+ * numbers in decimal, booleans as "true"/"false", the request as JSON. Listing every property here (the mapped type
  * below) means a new JobRecord field fails to compile until it is given an encoding.
  */
 import type { JobPatch, JobRecord } from '@promptpix/core/src/ports/job-store';
 
-type FieldKind = 'string' | 'boolean' | 'json';
+type FieldKind = 'string' | 'number' | 'boolean' | 'json';
 
 const fieldKinds: { [K in keyof Required<JobRecord>]: FieldKind } = {
   jobId: 'string',
@@ -22,6 +22,12 @@ const fieldKinds: { [K in keyof Required<JobRecord>]: FieldKind } = {
   quotaPeriodStart: 'string',
   deriveFrom: 'string',
   flightKey: 'string',
+  activeSlot: 'string',
+  webhookUrl: 'string',
+  webhookSubscribers: 'boolean',
+  seed: 'number',
+  cancelAt: 'string',
+  addToPermalinks: 'json',
 };
 
 const fieldNames = Object.keys(fieldKinds) as Array<keyof JobRecord>;
@@ -47,7 +53,7 @@ export function decodeJobFields(hash: Record<string, string>): JobRecord | null 
     const raw = hash[name];
     if (raw === undefined) continue;
     const kind = fieldKinds[name];
-    record[name] = kind === 'json' ? JSON.parse(raw) : kind === 'boolean' ? raw === 'true' : raw;
+    record[name] = kind === 'json' ? JSON.parse(raw) : kind === 'boolean' ? raw === 'true' : kind === 'number' ? Number(raw) : raw;
   }
   return record as unknown as JobRecord;
 }

@@ -83,6 +83,22 @@ export function describeJobStoreContract(name: string, makeStore: () => Promise<
       expect(await store.get(record.jobId)).toEqual({ ...record, status: 'failed' });
     });
 
+    it('updates on a condition of status in one step: of a completion and a cancel, only the first applies', async () => {
+      const record = sampleRecord({ status: 'processing' });
+      await store.create(record, 60);
+      const cancel = { status: 'failed' as const, error: 'cancelled' };
+      const complete = { status: 'completed' as const, imageId: 'img-1' };
+      const outcomes = await Promise.all([store.update(record.jobId, complete, { ifStatus: ['processing'] }), store.update(record.jobId, cancel, { ifStatus: ['queued', 'processing'] })]);
+      expect(outcomes).toEqual([true, false]);
+      expect(await store.get(record.jobId)).toEqual({ ...record, ...complete });
+      // A prefix of the status does not pass ("complete" is not "completed").
+      expect(await store.update(record.jobId, cancel, { ifStatus: ['complete' as JobRecord['status'], 'processing'] })).toBe(false);
+      expect(await store.update(record.jobId, { imageUrl: 'http://x/a.webp' }, { ifStatus: ['completed'] })).toBe(true);
+      expect((await store.get(record.jobId))!.imageUrl).toBe('http://x/a.webp');
+      expect(await store.update('no-such-job', cancel, { ifStatus: ['queued'] })).toBe(false);
+      expect(await store.get('no-such-job')).toBeNull();
+    });
+
     it('refuses to update a missing job and does not create it', async () => {
       expect(await store.update('no-such-job', { status: 'failed', error: 'x' })).toBe(false);
       expect(await store.get('no-such-job')).toBeNull();

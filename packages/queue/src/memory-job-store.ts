@@ -53,9 +53,9 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
       return entry ? copy(entry.record) : null;
     },
 
-    async update(jobId, patch) {
+    async update(jobId, patch, condition) {
       const entry = live(jobId);
-      if (!entry) return false;
+      if (!entry || (condition && !condition.ifStatus.includes(entry.record.status))) return false;
       // Identity fields are not patchable even if a caller smuggles them in.
       const { jobId: _j, accountId: _a, createdAt: _c, request: _r, ...rest } = definedOnly(patch) as JobPatch & Partial<JobRecord>;
       entry.record = { ...entry.record, ...copy(rest) };

@@ -225,6 +225,58 @@ export function describeQueueContract(name: string, makeQueue: (options: QueueFa
       expect((await queue.depth()).waiting).toBe(0);
     });
 
+    it('tells how many jobs wait ahead of a waiting job, and null for a job that is not waiting', async () => {
+      const queue = await make();
+      const jobs = [payload('pos'), payload('pos'), payload('pos')];
+      for (const job of jobs) await queue.enqueue(job);
+      const positions = () => Promise.all(jobs.map((job) => queue.position(job.jobId)));
+      expect(await positions()).toEqual([0, 1, 2]);
+      expect(await queue.position('no-such-job')).toBeNull();
+
+      const gate = deferred();
+      const started: string[] = [];
+      let done = 0;
+      queue.consume(
+        async (p) => {
+          started.push(p.jobId);
+          await gate.promise;
+          done++;
+        },
+        { concurrency: 1, onFinalFailure: noFinalFailure },
+      );
+      await waitFor(() => started.length === 1, 'the first job to start');
+      expect(started).toEqual([jobs[0].jobId]);
+      expect(await positions()).toEqual([null, 0, 1]);
+      gate.resolve();
+      await waitFor(() => done === 3, 'every job');
+      expect(await positions()).toEqual([null, null, null]);
+    });
+
+    it('removes a waiting job, but not a running or unknown one', async () => {
+      const queue = await make();
+      const jobs = [payload('rm'), payload('rm'), payload('rm')];
+      for (const job of jobs) await queue.enqueue(job);
+      expect(await queue.remove(jobs[1].jobId)).toBe(true);
+      expect(await queue.remove(jobs[1].jobId)).toBe(false);
+      expect(await queue.remove('no-such-job')).toBe(false);
+      expect((await queue.depth()).waiting).toBe(2);
+
+      const gate = deferred();
+      const started: string[] = [];
+      queue.consume(
+        async (p) => {
+          started.push(p.jobId);
+          await gate.promise;
+        },
+        { concurrency: 1, onFinalFailure: noFinalFailure },
+      );
+      await waitFor(() => started.length === 1, 'the first job to start');
+      expect(await queue.remove(jobs[0].jobId)).toBe(false);
+      gate.resolve();
+      await waitFor(() => started.length === 2, 'the last job to start');
+      expect(started).toEqual([jobs[0].jobId, jobs[2].jobId]);
+    });
+
     it('refuses work after close()', async () => {
       const queue = await make();
       await queue.close();

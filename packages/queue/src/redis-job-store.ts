@@ -15,10 +15,17 @@ export interface RedisJobStoreOptions {
   prefix: string;
 }
 
-/** HSET only when the hash exists; HSET leaves the key's TTL alone. */
+/**
+ * HSET only when the hash exists and, when ARGV[1] lists statuses ("queued,processing"), its
+ * status is one of them; ARGV[1] is "" for no condition. HSET leaves the key's TTL alone.
+ */
 const UPDATE_IF_EXISTS = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if #ARGV > 0 then redis.call('HSET', KEYS[1], unpack(ARGV)) end
+if ARGV[1] ~= '' then
+  local status = redis.call('HGET', KEYS[1], 'status') or ''
+  if string.find(',' .. ARGV[1] .. ',', ',' .. status .. ',', 1, true) == nil then return 0 end
+end
+if #ARGV > 1 then redis.call('HSET', KEYS[1], unpack(ARGV, 2)) end
 return 1
 `;
 const UPDATE_SHA = createHash('sha1').update(UPDATE_IF_EXISTS).digest('hex');
@@ -50,9 +57,9 @@ export function createRedisJobStore({ redis, prefix }: RedisJobStoreOptions): Jo
       return decodeJobFields(await redis.hgetall(keyOf(jobId)));
     },
 
-    async update(jobId, patch) {
+    async update(jobId, patch, condition) {
       const fields = encodeJobFields(patch);
-      const args: string[] = [];
+      const args: string[] = [condition ? condition.ifStatus.join(',') : ''];
       for (let i = 0; i < fields.length; i += 2) {
         if (!IDENTITY_FIELDS.has(fields[i])) args.push(fields[i], fields[i + 1]);
       }

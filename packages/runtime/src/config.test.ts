@@ -10,6 +10,17 @@ describe('config', () => {
     expect(config.publicBaseUrl).toBe('http://localhost:3000');
     expect(config.model).toEqual({ provider: 'procedural', latencyMs: 0 });
     expect(config.monthlyGenerations.free).toBe(100);
+    // Webhooks: about a day of retries, and the SSRF guard on.
+    expect(config.webhooks).toEqual({ attempts: 13, backoffMs: 20_000, timeoutMs: 10_000, concurrency: 16, allowPrivateAddresses: false, logDays: 30 });
+  });
+
+  it('dashboard and mail: defaults, Secure cookies in production unless turned off, the outbox under DATA_DIR', () => {
+    const embedded = loadConfig({ DATA_DIR: '/srv/pp' });
+    expect(embedded.dashboard).toEqual({ sessionDays: 14, linkMinutes: 15, secureCookie: false, requestsPerMinute: 300 });
+    expect(embedded.mail).toEqual({ smtpUrl: undefined, from: 'PromptPix <no-reply@promptpix.local>', outboxDir: '/srv/pp/outbox' });
+    expect(loadConfig({ NODE_ENV: 'production' }).dashboard.secureCookie).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', DASHBOARD_SECURE_COOKIE: 'off' }).dashboard.secureCookie).toBe(false);
+    expect(loadConfig({ SMTP_URL: 'smtps://u:p@mail.example.com:465' }).mail.smtpUrl).toBe('smtps://u:p@mail.example.com:465');
   });
 
   it('production adapters when their variables are set', () => {
@@ -26,7 +37,12 @@ describe('config', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+    [{ SMTP_URL: 'http://mail.example.com' }, 'SMTP_URL'],
+    [{ DASHBOARD_SESSION_DAYS: '0' }, 'DASHBOARD_SESSION_DAYS'],
+    [{ DASHBOARD_SECURE_COOKIE: 'yes' }, 'DASHBOARD_SECURE_COOKIE'],
     [{ WORKER_CONCURRENCY: '0' }, 'WORKER_CONCURRENCY'],
+    [{ WEBHOOK_ATTEMPTS: '0' }, 'WEBHOOK_ATTEMPTS'],
+    [{ WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES'],
     [{ MODEL_PROVIDER: 'dalle' }, 'MODEL_PROVIDER'],
     [{ INSTANT_MIN_SCORE: '2' }, 'INSTANT_MIN_SCORE'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],

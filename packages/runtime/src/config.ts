@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_MONTHLY_GENERATIONS, type PlanName } from '@promptpix/core';
+import { DEFAULT_ACTIVE_JOBS_PER_KEY, DEFAULT_MONTHLY_GENERATIONS, DEFAULT_WEBHOOK_ATTEMPTS, DEFAULT_WEBHOOK_BACKOFF_MS, parseTermList, type PlanName } from '@promptpix/core';
 import type { ModelConfig } from '@promptpix/models';
 
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
@@ -67,6 +67,12 @@ const envSchema = z.object({
   JOB_ATTEMPTS: int(3, 1, 20),
   JOB_BACKOFF_MS: int(1000, 0, 600_000),
   JOB_LOCK_MS: int(30_000, 500, 600_000),
+  WEBHOOK_ATTEMPTS: int(DEFAULT_WEBHOOK_ATTEMPTS, 1, 30),
+  WEBHOOK_BACKOFF_MS: int(DEFAULT_WEBHOOK_BACKOFF_MS, 0, 3_600_000),
+  WEBHOOK_TIMEOUT_MS: int(10_000, 100, 60_000),
+  WEBHOOK_CONCURRENCY: int(16, 1, 256),
+  WEBHOOK_LOG_DAYS: int(30, 1, 3650),
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: z.preprocess((v) => (v === '' || v === undefined ? 'false' : v), z.enum(['true', 'false'])),
   LIBRARY_DELAY_SECONDS: int(30 * 24 * 3600, 0),
   INSTANT_MIN_SCORE: z.preprocess((v) => (v === '' || v === undefined ? 0.3 : Number(v)), z.number().min(0).max(1)),
   RENDER_WAIT_MS: int(30_000, 0, 600_000),
@@ -77,6 +83,22 @@ const envSchema = z.object({
   MONTHLY_GENERATIONS_PRO: int(DEFAULT_MONTHLY_GENERATIONS.pro, 0),
   MONTHLY_GENERATIONS_BUSINESS: int(DEFAULT_MONTHLY_GENERATIONS.business, 0),
   MONTHLY_GENERATIONS_ENTERPRISE: int(DEFAULT_MONTHLY_GENERATIONS.enterprise, 0),
+  ACTIVE_JOBS_PER_KEY_FREE: int(DEFAULT_ACTIVE_JOBS_PER_KEY.free, 1),
+  ACTIVE_JOBS_PER_KEY_HOBBY: int(DEFAULT_ACTIVE_JOBS_PER_KEY.hobby, 1),
+  ACTIVE_JOBS_PER_KEY_PRO: int(DEFAULT_ACTIVE_JOBS_PER_KEY.pro, 1),
+  ACTIVE_JOBS_PER_KEY_BUSINESS: int(DEFAULT_ACTIVE_JOBS_PER_KEY.business, 1),
+  ACTIVE_JOBS_PER_KEY_ENTERPRISE: int(DEFAULT_ACTIVE_JOBS_PER_KEY.enterprise, 1),
+  PUBLISHABLE_IP_RATE_LIMIT: int(0, 0, 100_000),
+  SAFETY_FILTER: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
+  SAFETY_EXTRA_TERMS: optionalString,
+  SAFETY_KIDS_TERMS: optionalString,
+  TRUST_PROXY: optionalString,
+  DASHBOARD_SESSION_DAYS: int(14, 1, 365),
+  DASHBOARD_LINK_MINUTES: int(15, 1, 1440),
+  DASHBOARD_RATE_LIMIT: int(300, 0, 100_000),
+  DASHBOARD_SECURE_COOKIE: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['on', 'off']).optional()),
+  SMTP_URL: url(['smtp:', 'smtps:']),
+  MAIL_FROM: z.preprocess((v) => (v === '' || v === undefined ? 'PromptPix <no-reply@promptpix.local>' : v), z.string().min(3)),
   METRICS_PORT: int(9464, 0, 65535),
   METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'must be at least 16 characters').optional()),
 });
@@ -98,7 +120,21 @@ export interface Config {
     | { kind: 's3'; bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string; publicBaseUrl?: string; forcePathStyle: boolean };
   model: ModelConfig;
   worker: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
+  /** Webhook deliveries: tries and backoff (retry n waits backoffMs * 2^(n-1)), per-request timeout, and the SSRF guard's switch. */
+  webhooks: { attempts: number; backoffMs: number; timeoutMs: number; concurrency: number; allowPrivateAddresses: boolean; logDays: number };
   monthlyGenerations: Record<PlanName, number>;
+  /** Cap on jobs queued or running per key, by plan. */
+  activeJobsPerKey: Record<PlanName, number>;
+  /** Requests a minute one client IP may make with one publishable key (0: no such limit). */
+  publishableIpRateLimit: number;
+  /** The prompt safety filter; null when SAFETY_FILTER=off. */
+  safety: { extraTerms: string[]; extraKidsTerms: string[] } | null;
+  /** Express's `trust proxy` setting, so client IPs are read from X-Forwarded-For behind a proxy. */
+  trustProxy?: string;
+  /** The account dashboard (README, "Dashboard"). */
+  dashboard: { sessionDays: number; linkMinutes: number; secureCookie: boolean; requestsPerMinute: number };
+  /** SMTP when SMTP_URL is set; otherwise messages go to DATA_DIR/outbox. */
+  mail: { smtpUrl?: string; from: string; outboxDir: string };
   libraryDelaySeconds: number;
   instantMinScore: number;
   renderWaitMs: number;
@@ -195,6 +231,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : { kind: 'local', root: resolve(dataDir, 'files'), publicBaseUrl },
     model: modelConfig(e),
     worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.JOB_ATTEMPTS, backoffMs: e.JOB_BACKOFF_MS, lockMs: e.JOB_LOCK_MS },
+    webhooks: {
+      attempts: e.WEBHOOK_ATTEMPTS,
+      backoffMs: e.WEBHOOK_BACKOFF_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      logDays: e.WEBHOOK_LOG_DAYS,
+      allowPrivateAddresses: e.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true',
+    },
     monthlyGenerations: {
       free: DEFAULT_MONTHLY_GENERATIONS.free,
       hobby: e.MONTHLY_GENERATIONS_HOBBY,
@@ -202,6 +246,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       business: e.MONTHLY_GENERATIONS_BUSINESS,
       enterprise: e.MONTHLY_GENERATIONS_ENTERPRISE,
     },
+    activeJobsPerKey: {
+      free: e.ACTIVE_JOBS_PER_KEY_FREE,
+      hobby: e.ACTIVE_JOBS_PER_KEY_HOBBY,
+      pro: e.ACTIVE_JOBS_PER_KEY_PRO,
+      business: e.ACTIVE_JOBS_PER_KEY_BUSINESS,
+      enterprise: e.ACTIVE_JOBS_PER_KEY_ENTERPRISE,
+    },
+    publishableIpRateLimit: e.PUBLISHABLE_IP_RATE_LIMIT,
+    safety: e.SAFETY_FILTER === 'on' ? { extraTerms: parseTermList(e.SAFETY_EXTRA_TERMS), extraKidsTerms: parseTermList(e.SAFETY_KIDS_TERMS) } : null,
+    trustProxy: e.TRUST_PROXY,
+    dashboard: {
+      sessionDays: e.DASHBOARD_SESSION_DAYS,
+      linkMinutes: e.DASHBOARD_LINK_MINUTES,
+      requestsPerMinute: e.DASHBOARD_RATE_LIMIT,
+      secureCookie: e.DASHBOARD_SECURE_COOKIE ? e.DASHBOARD_SECURE_COOKIE === 'on' : e.NODE_ENV === 'production',
+    },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: resolve(dataDir, 'outbox') },
     libraryDelaySeconds: e.LIBRARY_DELAY_SECONDS,
     instantMinScore: e.INSTANT_MIN_SCORE,
     renderWaitMs: e.RENDER_WAIT_MS,

@@ -7,6 +7,8 @@ import Redis from 'ioredis';
 import {
   createEventRecorder,
   createQuotaService,
+  createWebhookNotifier,
+  type WebhookNotifier,
   type EventRecorder,
   type GenerationQueue,
   type ImageModel,
@@ -15,12 +17,19 @@ import {
   type InvalidationBus,
   type RateLimiter,
   type SingleFlight,
+  type ActiveJobs,
+  type IdempotencyStore,
   type Storage,
+  type Mailer,
 } from '@promptpix/core';
 import {
   createLocalInvalidationBus,
+  createMemoryActiveJobs,
+  createMemoryIdempotencyStore,
   createMemoryRateLimiter,
   createMemorySingleFlight,
+  createRedisActiveJobs,
+  createRedisIdempotencyStore,
   createRedisInvalidationBus,
   createRedisRateLimiter,
   createRedisSingleFlight,
@@ -36,6 +45,9 @@ import {
   createPermalinkRepository,
   createStyleRepository,
   createQuotaStore,
+  createWebhookRepository,
+  createDashboardSessionRepository,
+  createSignInLinkRepository,
   migrateDatabase,
   openDatabase,
   type Database,
@@ -45,6 +57,7 @@ import { createBullGenerationQueue, createInProcessGenerationQueue, createMemory
 import { createLocalDiskStorage, createS3Storage } from '@promptpix/storage';
 import type { Config } from './config';
 import type { Logger } from './logger';
+import { createMailer } from './mail/mailer';
 import { countCacheHits, createMetrics, type Metrics } from './metrics';
 
 export interface Infrastructure {
@@ -66,8 +79,22 @@ export interface Infrastructure {
   eventStore: ReturnType<typeof createEventRepository>;
   rateLimiter: RateLimiter;
   singleFlight: SingleFlight;
+  /** Idempotency keys of generate. */
+  idempotency: IdempotencyStore;
+  /** Jobs in progress per key (gateway admits, worker releases). */
+  activeJobs: ActiveJobs;
   /** Credential changes announced to every gateway process. */
   invalidation: InvalidationBus;
+  /** Webhooks (README, "Webhooks"): the delivery log and secrets, the delivery queue, and who is told when a job finishes. */
+  webhookStore: ReturnType<typeof createWebhookRepository>;
+  /** Signed-in dashboard browsers. */
+  dashboardSessions: ReturnType<typeof createDashboardSessionRepository>;
+  /** One-time dashboard sign-in links (stored by hash). */
+  signInLinks: ReturnType<typeof createSignInLinkRepository>;
+  /** Outgoing e-mail: SMTP when SMTP_URL is set, else .eml files in DATA_DIR/outbox. */
+  mailer: Mailer;
+  webhookQueue: GenerationQueue;
+  webhookNotifier: WebhookNotifier;
   /** This instance's Prometheus registry (gateway and worker series; queue depth read on scrape). */
   metrics: Metrics;
   /** Releases everything, in dependency order. */
@@ -118,6 +145,25 @@ export async function openInfrastructure(config: Config, logger: Logger, options
         onError: (error) => logger.warn('queue connection error', { error: error.message }),
       })
     : createInProcessGenerationQueue({ attempts: config.worker.attempts, backoffMs: config.worker.backoffMs });
+  // Webhook deliveries: the same queue port on a queue of its own; retries up to about a day.
+  const webhookQueue = config.redis
+    ? createBullGenerationQueue({
+        redisUrl: config.redis.url,
+        prefix: config.redis.prefix,
+        queueName: 'webhooks',
+        attempts: config.webhooks.attempts,
+        backoffMs: config.webhooks.backoffMs,
+        onError: (error) => logger.warn('webhook queue connection error', { error: error.message }),
+      })
+    : createInProcessGenerationQueue({ attempts: config.webhooks.attempts, backoffMs: config.webhooks.backoffMs });
+  const webhookStore = createWebhookRepository(db.prisma, { logDays: config.webhooks.logDays, now });
+  const webhookNotifier = createWebhookNotifier({
+    jobStore,
+    deliveries: webhookStore,
+    queue: webhookQueue,
+    now,
+    onError: (message, error) => logger.error(message, { error }),
+  });
   const eventRepository = createEventRepository(db.prisma, db.sql);
   const invalidation = redis
     ? createRedisInvalidationBus({
@@ -153,10 +199,19 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     eventStore: eventRepository,
     rateLimiter: redis ? createRedisRateLimiter({ redis, prefix }) : createMemoryRateLimiter(),
     singleFlight: redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight(),
+    idempotency: redis ? createRedisIdempotencyStore({ redis, prefix }) : createMemoryIdempotencyStore(),
+    activeJobs: redis ? createRedisActiveJobs({ redis, prefix }) : createMemoryActiveJobs(),
     invalidation,
+    webhookStore,
+    dashboardSessions: createDashboardSessionRepository(db.prisma),
+    signInLinks: createSignInLinkRepository(db.prisma),
+    mailer: createMailer(config.mail, logger),
+    webhookQueue,
+    webhookNotifier,
     metrics,
     async close() {
       await queue.close().catch((e: unknown) => logger.warn('queue close failed', { error: e }));
+      await webhookQueue.close().catch((e: unknown) => logger.warn('webhook queue close failed', { error: e }));
       await events.close();
       await jobStore.close();
       await invalidation.close();

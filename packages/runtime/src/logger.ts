@@ -15,7 +15,8 @@ export const currentRequestId = (): string | undefined => requestContext.getStor
 const SECRET_PATTERNS: Array<[RegExp, string]> = [
   [/\b(sk|pk)_live_[0-9A-Za-z]+/g, '$1_live_[redacted]'],
   [/(Bearer\s+)[^\s"',]+/gi, '$1[redacted]'],
-  [/([?&](key|token|admin_token)=)[^&\s"']+/gi, '$1[redacted]'],
+  // `#token=` too: a dashboard sign-in link carries its token in the fragment.
+  [/([?&#](key|token|admin_token)=)[^&\s"']+/gi, '$1[redacted]'],
 ];
 const SECRET_FIELDS = /^(authorization|key|apikey|api_key|token|admintoken|admin_token|password|secret|secretaccesskey|s3_secret_access_key)$/i;
 

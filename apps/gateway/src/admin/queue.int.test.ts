@@ -25,7 +25,12 @@ describe.each(SHAPES)('operator queue visibility (%s)', (shape) => {
     const failed = await service.waitForJob(res.body.jobId, account.secretKey);
     expect(failed.status).toBe('failed');
 
-    const status = await service.admin('GET', '/admin/api/v1/queue');
+    // The record reads failed a moment before the queue has moved the job to its failed set.
+    let status = await service.admin('GET', '/admin/api/v1/queue');
+    for (let i = 0; i < 100 && !status.body.failed?.some((f: { jobId: string }) => f.jobId === res.body.jobId); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = await service.admin('GET', '/admin/api/v1/queue');
+    }
     expect(status.status).toBe(200);
     expect(status.body.depth).toEqual({ waiting: expect.any(Number), active: expect.any(Number), delayed: expect.any(Number), failed: expect.any(Number) });
     expect(status.body.failed).toEqual(expect.arrayContaining([expect.objectContaining({ jobId: res.body.jobId, error: expect.stringContaining('503') })]));

@@ -1,12 +1,16 @@
 import { Router } from 'express';
-import { AppError, fieldError, isUuid } from '@promptpix/core';
+import { AppError, fieldError, isUuid, maySignIn } from '@promptpix/core';
 import type { GatewayDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
 import { adminAuth } from './admin-auth';
 import { seedLibrary } from './library-seed';
 import { streamEvents } from './analytics-export';
 import { analyticsExportQuerySchema, createAccountSchema, createCharacterSchema, createKeySchema, createPermalinkSchema, createStyleSchema, patchAccountSchema, patchCharacterSchema } from './schemas';
-import { storeReferenceImages } from './character-images';
+import { createAccountCharacter, patchAccountCharacter } from '../account-ops/characters';
+import { createAccountKey, revokeAccountKey } from '../account-ops/keys';
+import { permalinkUrl } from '../account-ops/permalinks';
+import { webhookAdminRoutes } from './webhook-routes';
+import { APPROVAL_LINK_MINUTES, issueSignInLink, sendApprovalEmail } from '../dashboard/auth/mail';
 
 type Account = NonNullable<Awaited<ReturnType<GatewayDeps['accounts']['findByHandle']>>>;
 
@@ -29,6 +33,20 @@ export function adminRoutes(deps: GatewayDeps) {
   const router = Router();
   router.use('/admin/api/v1', adminAuth(deps.adminToken));
 
+  /**
+   * The approval e-mail with a sign-in link (dashboard/auth/mail.ts). A mail failure does not fail
+   * the operator's call: it is logged and the answer says `mail: "failed"`.
+   */
+  async function approvalMail(account: Account): Promise<'sent' | 'failed'> {
+    try {
+      await sendApprovalEmail(deps, account);
+      return 'sent';
+    } catch (error) {
+      deps.logger.warn('approval mail failed', { handle: account.handle, error });
+      return 'failed';
+    }
+  }
+
   async function accountByHandle(handle: string): Promise<Account> {
     const account = await deps.accounts.findByHandle(handle);
     if (!account) throw new AppError('not_found', 'Account not found');
@@ -40,7 +58,8 @@ export function adminRoutes(deps: GatewayDeps) {
     try {
       const account = await deps.accounts.create(input);
       deps.logger.info('account created', { handle: account.handle, status: account.status, plan: account.plan });
-      res.status(201).json(accountView(account));
+      const mail = account.status === 'approved' ? await approvalMail(account) : undefined;
+      res.status(201).json({ ...accountView(account), ...(mail && { mail }) });
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError('invalid_request', 'Invalid request', { details: { formErrors: [], fieldErrors: { handle: ['Handle already taken'] } } });
       throw error;
@@ -53,26 +72,34 @@ export function adminRoutes(deps: GatewayDeps) {
 
   router.patch('/admin/api/v1/accounts/:handle', async (req, res) => {
     const patch = parseOrThrow(patchAccountSchema, req.body);
-    await accountByHandle(req.params.handle);
+    const before = await accountByHandle(req.params.handle);
     const account = await deps.accounts.update(req.params.handle, patch);
     await deps.invalidation.publish({ kind: 'account', accountId: account.id });
+    // Suspended or banned: signed out of the dashboard everywhere, now.
+    if (account.status === 'suspended' || account.status === 'banned') await deps.dashboardSessions.removeForAccount(account.id);
     deps.logger.info('account updated', { handle: account.handle, ...patch });
-    res.json(accountView(account));
+    const mail = before.status === 'pending' && account.status === 'approved' ? await approvalMail(account) : undefined;
+    res.json({ ...accountView(account), ...(mail && { mail }) });
+  });
+
+  /** A sign-in link for the operator to hand over when mail does not reach the user; never logged. */
+  router.post('/admin/api/v1/accounts/:handle/sign-in-link', async (req, res) => {
+    const account = await accountByHandle(req.params.handle);
+    if (!maySignIn(account.status)) throw new AppError('conflict', `The account is ${account.status}: it cannot sign in`);
+    const link = await issueSignInLink(deps, account, APPROVAL_LINK_MINUTES);
+    deps.logger.info('sign-in link issued', { handle: account.handle });
+    res.status(201).json({ url: link.url, expiresAt: link.expiresAt.toISOString() });
   });
 
   router.post('/admin/api/v1/accounts/:handle/keys', async (req, res) => {
     const input = parseOrThrow(createKeySchema, req.body);
     const account = await accountByHandle(req.params.handle);
-    const created = await deps.apiKeys.create(account.id, input);
-    await deps.invalidation.publish({ kind: 'permalinks', accountId: account.id });
-    deps.logger.info('key created', { handle: account.handle, keyId: created.id, kind: created.kind });
-    res.status(201).json(created);
+    const { id, key, kind, name, domains } = await createAccountKey(deps, account, input);
+    res.status(201).json({ id, key, kind, name, domains });
   });
 
   router.delete('/admin/api/v1/keys/:id', async (req, res) => {
-    if (!isUuid(req.params.id) || !(await deps.apiKeys.revoke(req.params.id))) throw new AppError('not_found', 'Key not found');
-    await deps.invalidation.publish({ kind: 'key', keyId: req.params.id });
-    deps.logger.info('key revoked', { keyId: req.params.id });
+    await revokeAccountKey(deps, req.params.id);
     res.status(204).end();
   });
 
@@ -87,7 +114,7 @@ export function adminRoutes(deps: GatewayDeps) {
       throw error;
     }
     await deps.invalidation.publish({ kind: 'permalinks', accountId: account.id });
-    const url = `${deps.publicBaseUrl}/api/img/${encodeURIComponent(account.handle)}/${encodeURIComponent(input.name)}`;
+    const url = permalinkUrl(deps.publicBaseUrl, account.handle, input.name);
     res.status(201).json({ name: input.name, url, imageIds: input.imageIds });
   });
 
@@ -113,19 +140,17 @@ export function adminRoutes(deps: GatewayDeps) {
   });
 
   router.post('/admin/api/v1/accounts/:handle/characters', async (req, res) => {
-    const { images, ...input } = parseOrThrow(createCharacterSchema, req.body);
+    const input = parseOrThrow(createCharacterSchema, req.body);
     const account = await accountByHandle(req.params.handle);
-    const keys = images ? await storeReferenceImages(deps.storage, images) : [];
-    const character = await deps.characters.create(account.id, input, keys);
+    const character = await createAccountCharacter(deps, account.id, input);
     res.status(201).json(characterView(character));
   });
 
   router.patch('/admin/api/v1/accounts/:handle/characters/:id', async (req, res) => {
-    const { images, ...input } = parseOrThrow(patchCharacterSchema, req.body);
+    const input = parseOrThrow(patchCharacterSchema, req.body);
     const account = await accountByHandle(req.params.handle);
     if (!isUuid(req.params.id)) throw new AppError('not_found', 'Character not found');
-    const keys = images ? await storeReferenceImages(deps.storage, images) : undefined;
-    const character = await deps.characters.update(account.id, req.params.id, input, keys);
+    const character = await patchAccountCharacter(deps, account.id, req.params.id, input);
     if (!character) throw new AppError('not_found', 'Character not found');
     res.json(characterView(character));
   });
@@ -148,6 +173,8 @@ export function adminRoutes(deps: GatewayDeps) {
     deps.logger.info('failed job retried by operator', { jobId: req.params.jobId });
     res.status(202).json({ jobId: req.params.jobId, status: 'queued' });
   });
+
+  router.use(webhookAdminRoutes(deps, accountByHandle));
 
   router.post('/admin/api/v1/library/seed', async (_req, res) => {
     const result = await seedLibrary({ ...deps, now: deps.now });

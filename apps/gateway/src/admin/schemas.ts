@@ -75,3 +75,7 @@ export const patchCharacterSchema = z.object({
   name: characterFields.name.optional(),
   behavior: z.enum(['match', 'lock']).optional(),
 });
+
+export const webhookDeliveriesQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50).meta({ description: 'How many deliveries, newest first (1 to 200, default 50)' }),
+});

@@ -5,16 +5,24 @@ import {
   uuidFromName,
   type EventRecorder,
   type GenerationJobHandler,
+  type JobAttempt,
+  type JobRecord,
+  CANCELLED,
+  isCancelled,
+  releaseJobHolds,
   type ImageModel,
   type ModelRequest,
   type JobStore,
   type QuotaService,
   type SingleFlight,
+  type ActiveJobs,
   type InvalidationBus,
+  type JobCancellation,
+  type WebhookNotifier,
   type Storage,
 } from '@promptpix/core';
 import { generationJobPayloadSchema } from '@promptpix/contracts';
-import type { ImageRepository } from '@promptpix/db';
+import type { ImageRepository, PermalinkRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 import { encodeImage, PermanentModelError } from '@promptpix/models';
 import type { CharacterForScene } from './character-references';
@@ -24,11 +32,18 @@ export interface GenerationProcessorDeps {
   model: ImageModel;
   storage: Storage;
   images: ImageRepository;
+  /** Adds a regenerated image to the permalinks its job names (`addToPermalinks`). */
+  permalinks: Pick<PermalinkRepository, 'addImageToMany'>;
   quota: Pick<QuotaService, 'refund'>;
   events: EventRecorder;
   singleFlight: SingleFlight;
+  activeJobs: ActiveJobs;
   /** Tells gateways that cached lookups of this account's images are stale. */
   invalidation: InvalidationBus;
+  /** Queues the webhooks of a job that finished (README, "Webhooks"). */
+  webhooks: Pick<WebhookNotifier, 'jobFinished'>;
+  /** Cancels a job whose Cancel-After deadline passed. */
+  cancellation: JobCancellation;
   /** The character step (references for the scene, preparing a family reference on first use). */
   characterFor(characterId: string, sceneStyle: string | undefined, seed: number): Promise<CharacterForScene>;
   logger: Logger;
@@ -36,10 +51,11 @@ export interface GenerationProcessorDeps {
 }
 
 /** A provider's refusal that retrying cannot fix (a 4xx) ends the job at once. */
-async function callModel(model: ImageModel, request: ModelRequest) {
+async function callModel(model: ImageModel, request: ModelRequest, signal: AbortSignal) {
   try {
-    return await model.generate(request);
+    return await model.generate(request, signal);
   } catch (error) {
+    if (signal.aborted) throw new PermanentJobError(CANCELLED);
     if (error instanceof PermanentModelError) throw new PermanentJobError(`Image generation failed: ${error.message}`);
     throw error;
   }
@@ -57,19 +73,56 @@ export function readableFailure(error: Error): string {
  * without a second Image record.
  */
 export function createGenerationProcessor(d: GenerationProcessorDeps) {
+  /** The jobs this process is running, so a cancellation can stop their model calls. */
+  const running = new Map<string, AbortController>();
+
   const handle: GenerationJobHandler = async (payload, attempt) => {
     const parsed = generationJobPayloadSchema.safeParse(payload);
     if (!parsed.success) throw new PermanentJobError('Unreadable job payload');
     const { jobId } = parsed.data;
     const job = await d.jobStore.get(jobId);
     if (!job) throw new PermanentJobError('The job expired before it could run');
-    if (job.status === 'completed') return;
+    // Completed, or cancelled while it waited: nothing to make. (Another failed job may be an operator's retry.)
+    if (job.status === 'completed' || isCancelled(job)) {
+      // A run that died between writing "completed" and the steps after it comes back here (stalled
+      // job recovery): finish those steps. Each is idempotent, so a plain duplicate costs a few reads.
+      if (job.status === 'completed') await afterCompleted(job);
+      return;
+    }
+    const msLeft = job.cancelAt ? Date.parse(job.cancelAt) - d.now().getTime() : Infinity;
+    if (msLeft <= 0) {
+      await d.cancellation.cancel(jobId, null);
+      return;
+    }
+    const controller = new AbortController();
+    running.set(jobId, controller);
+    // The deadline cancels through the same path as DELETE, which then aborts this run.
+    const deadline = Number.isFinite(msLeft) ? setTimeout(() => void d.cancellation.cancel(jobId, null).catch((error: unknown) => d.logger.warn('deadline cancel failed', { jobId, error })), msLeft) : undefined;
+    try {
+      await run(job, attempt, controller.signal);
+    } finally {
+      clearTimeout(deadline);
+      running.delete(jobId);
+    }
+  };
+
+  /** What follows "completed": free the job's holds, tell its webhooks, evict cached image lists. */
+  async function afterCompleted(job: JobRecord): Promise<void> {
+    await releaseJobHolds(d, job);
+    await d.webhooks.jobFinished(job.jobId);
+    await d.invalidation.publish({ kind: 'images', accountId: job.accountId });
+  }
+
+  const run = async (job: JobRecord, attempt: JobAttempt, signal: AbortSignal): Promise<void> => {
+    const { jobId } = job;
 
     const started = d.now();
-    await d.jobStore.update(jobId, { status: 'processing', startedAt: job.startedAt ?? started.toISOString() });
+    // Only from the status read above (queued, a retry's processing, or an operator's retry of a
+    // failed job): a cancel that landed since then is not overwritten.
+    if (!(await d.jobStore.update(jobId, { status: 'processing', startedAt: job.startedAt ?? started.toISOString() }, { ifStatus: [job.status] }))) return;
     const { request } = job;
     const imageId = uuidFromName('image', jobId);
-    const seed = randomInt(2 ** 31);
+    let seed = request.seed ?? randomInt(2 ** 32);
 
     let input: Buffer;
     let sourceImageId: string | null = null;
@@ -81,6 +134,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       if (!source || !bytes) throw new PermanentJobError('The cached image to derive from is gone');
       input = bytes;
       sourceImageId = source.id;
+      seed = Number(source.seed);
     } else {
       character = request.character ? await d.characterFor(request.character, request.style, seed) : undefined;
       const generated = await callModel(d.model, {
@@ -89,10 +143,11 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
         promptTemplate: request.promptTemplate,
         strength: request.strength,
         seed,
+        negativePrompt: request.negativePrompt,
         width: request.width,
         height: request.height,
         character: character?.input,
-      });
+      }, signal);
       input = generated.data;
     }
     const encoded = await encodeImage(input, request);
@@ -110,15 +165,24 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       height: request.height,
       format: request.format,
       seed,
+      negativePrompt: request.negativePrompt ?? null,
       storageKey: encoded.key,
       bytes: encoded.data.length,
       sourceImageId,
       jobId,
     });
+    // Cancelled while the image was being made: the job stays cancelled (the stored image is kept).
+    if (signal.aborted || (await d.jobStore.get(jobId))?.status === 'failed') return;
+    // Before the job reads completed, so whoever sees it completed finds the image in its permalinks.
+    if (job.addToPermalinks && job.addToPermalinks.length > 0) {
+      await d.permalinks.addImageToMany(job.accountId, job.addToPermalinks, imageId);
+      await d.invalidation.publish({ kind: 'permalinks', accountId: job.accountId });
+    }
     const completedAt = d.now();
-    await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString() });
-    if (job.flightKey) await d.singleFlight.release(job.flightKey, jobId);
-    await d.invalidation.publish({ kind: 'images', accountId: job.accountId });
+    // Only a job still processing completes: a cancel that won the race keeps it cancelled (and refunded).
+    const completed = await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString(), seed }, { ifStatus: ['processing'] });
+    if (!completed) return;
+    await afterCompleted(job);
     if (!sourceImageId) {
       const reference = character?.prepared && { referenceFamily: character.prepared.family, referenceReused: character.prepared.reused, referenceMs: character.prepared.ms };
       d.events.record({ accountId: job.accountId, eventType: 'generate', imageId, metadata: { jobId, model: d.model.name, ms: completedAt.getTime() - started.getTime(), ...reference } });
@@ -136,8 +200,12 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     const refund = job.quotaCharged && job.quotaPeriodStart;
     if (refund) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart!));
     await d.jobStore.update(payload.jobId, { status: 'failed', error: readableFailure(error), completedAt: d.now().toISOString(), ...(refund ? { quotaCharged: false } : {}) });
-    if (job.flightKey) await d.singleFlight.release(job.flightKey, payload.jobId);
+    await releaseJobHolds(d, job);
+    await d.webhooks.jobFinished(payload.jobId);
   }
 
-  return { handle, onFinalFailure };
+  /** Stops this process's run of a cancelled job, if it has one. */
+  const abort = (jobId: string): void => running.get(jobId)?.abort();
+
+  return { handle, onFinalFailure, abort };
 }

@@ -21,6 +21,43 @@ export interface SingleFlight {
   release(key: string, owner: string): Promise<void>;
 }
 
+/** Jobs queued or running per key, for the per-key cap (README, "Abuse limits"). */
+export interface ActiveJobs {
+  /**
+   * Counts `jobId` against `bucket` if fewer than `limit` are active, atomically. An entry that
+   * is never released (a lost job) stops counting after `ttlSeconds`.
+   */
+  admit(bucket: string, jobId: string, limit: number, ttlSeconds: number, nowMs: number): Promise<{ admitted: boolean; active: number }>;
+  release(bucket: string, jobId: string): Promise<void>;
+}
+
+/** A response kept for an Idempotency-Key, to answer a retry with. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export type IdempotencyBegin =
+  /** First use of the key: run the request, then `finish` (or `abandon` on an error). */
+  | { kind: 'started' }
+  /** The key was used with the same body and finished: answer with the kept response. */
+  | { kind: 'replay'; response: StoredResponse }
+  /** The key was used with a different body. */
+  | { kind: 'mismatch' }
+  /** The same request is still running elsewhere. */
+  | { kind: 'in_progress' };
+
+/** Idempotency keys of generate (README, "Idempotent retries"), shared by every gateway process. */
+export interface IdempotencyStore {
+  /** Claims `key` for a request with `fingerprint` in one atomic step, or reports what holds it. */
+  begin(key: string, fingerprint: string, pendingSeconds: number): Promise<IdempotencyBegin>;
+  /** Keeps the response for `ttlSeconds`. */
+  finish(key: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): Promise<void>;
+  /** Frees a claim whose request failed, so a retry runs again. */
+  abandon(key: string, fingerprint: string): Promise<void>;
+}
+
 /** Tells every gateway process that cached credentials changed (key revoked, account status/plan changed). */
 export interface InvalidationBus {
   publish(message: InvalidationMessage): Promise<void>;
@@ -34,4 +71,6 @@ export type InvalidationMessage =
   /** An account's permalinks changed (images pinned, rejected or added; keys' domains changed). */
   | { kind: 'permalinks'; accountId: string }
   /** An account's images changed (a new image or variant stored, an image rejected or pinned). */
-  | { kind: 'images'; accountId: string };
+  | { kind: 'images'; accountId: string }
+  /** A running job was cancelled: the worker running it stops its model call. */
+  | { kind: 'job-cancelled'; jobId: string };

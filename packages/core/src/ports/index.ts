@@ -3,3 +3,5 @@ export * from './job-store';
 export * from './queue';
 export * from './model';
 export * from './coordination';
+export * from './webhooks';
+export * from './mailer';

@@ -22,6 +22,18 @@ export interface JobRecord {
   deriveFrom?: string;
   /** Single-flight key this job holds while in flight; released when it finishes. */
   flightKey?: string;
+  /** Deadline from a Cancel-After header (ISO): not finished by then, the job is cancelled. */
+  cancelAt?: string;
+  /** The seed the image was made with; set when completed. */
+  seed?: number;
+  /** The key whose active-job slot this job holds (README, "Abuse limits"); released when it finishes. */
+  activeSlot?: string;
+  /** Where the caller that created the job asked to be told when it finishes (README, "Webhooks"). */
+  webhookUrl?: string;
+  /** Set when a caller that joined this job asked for a webhook (rows in the delivery log). */
+  webhookSubscribers?: boolean;
+  /** Permalinks (ids, of the job's account) the image joins once saved: a dashboard regenerate. */
+  addToPermalinks?: string[];
 }
 
 export type JobPatch = Partial<Omit<JobRecord, 'jobId' | 'accountId' | 'createdAt' | 'request'>>;
@@ -30,8 +42,12 @@ export interface JobStore {
   /** Stores a new record that expires `ttlSeconds` after creation. */
   create(record: JobRecord, ttlSeconds: number): Promise<void>;
   get(jobId: string): Promise<JobRecord | null>;
-  /** Merges fields into an existing record without extending its lifetime. Returns false when the record is gone. */
-  update(jobId: string, patch: JobPatch): Promise<boolean>;
+  /**
+   * Merges fields into an existing record without extending its lifetime. Returns false when the
+   * record is gone, or (with `ifStatus`) when its status is not one of those: the check and the
+   * write are one step, so of a worker completing and a caller cancelling only one wins.
+   */
+  update(jobId: string, patch: JobPatch, condition?: { ifStatus: readonly JobRecord['status'][] }): Promise<boolean>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

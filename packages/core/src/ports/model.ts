@@ -7,6 +7,8 @@ export interface ModelRequest {
   /** 0..1, how strongly the style applies. */
   strength: number;
   seed: number;
+  /** What the image should not show; providers that take one pass it on. */
+  negativePrompt?: string;
   width: number;
   height: number;
   /** A character to put in the scene: its reference images (original or prepared for the scene's family). */

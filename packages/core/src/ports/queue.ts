@@ -42,6 +42,10 @@ export interface GenerationQueue {
   enqueue(payload: GenerationJobPayload): Promise<void>;
   consume(handler: GenerationJobHandler, options: ConsumerOptions): QueueConsumer;
   depth(): Promise<QueueDepth>;
+  /** How many jobs wait ahead of this one (0: it runs next); null when it is not waiting (running, delayed for a retry, finished, unknown). */
+  position(jobId: string): Promise<number | null>;
+  /** Takes a waiting (or retry-delayed) job out of the queue; false when it is running, finished or unknown. */
+  remove(jobId: string): Promise<boolean>;
   /** The most recent jobs that ended failed, newest first (for operators). */
   listFailed(limit: number): Promise<FailedJob[]>;
   /** Runs a failed job again with fresh attempts; false when no such failed job is kept. */

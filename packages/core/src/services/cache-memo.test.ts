@@ -1,8 +1,8 @@
 import { createCacheMemo } from './cache-memo';
 import type { CacheKey, CachedImage } from '../render-cache';
 
-const key = (prompt: string, accountId = 'acc'): CacheKey => ({ accountId, normalizedPrompt: prompt, style: null, characterId: null, ageBucket: null });
-const image = (id: string): CachedImage => ({ id, storageKey: `images/${id}.webp`, width: 1024, height: 1024, format: 'webp', sourceImageId: null, rejected: false, createdAt: new Date(0) });
+const key = (prompt: string, accountId = 'acc', seed: number | null = null): CacheKey => ({ accountId, normalizedPrompt: prompt, style: null, characterId: null, ageBucket: null, seed, negativePrompt: null });
+const image = (id: string, seed = 7): CachedImage => ({ id, storageKey: `images/${id}.webp`, width: 1024, height: 1024, format: 'webp', sourceImageId: null, rejected: false, createdAt: new Date(0), seed });
 
 describe('cache memo', () => {
   let clock = 0;
@@ -41,8 +41,8 @@ describe('cache memo', () => {
       keys
         .filter((k) => k.normalizedPrompt !== 'none')
         .flatMap((k) => [
-          { ...image(k.normalizedPrompt), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null },
-          { ...image(`${k.normalizedPrompt}-styled`), normalizedPrompt: k.normalizedPrompt, style: 'anime', characterId: null, ageBucket: null },
+          { ...image(k.normalizedPrompt), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null, negativePrompt: null },
+          { ...image(`${k.normalizedPrompt}-styled`), normalizedPrompt: k.normalizedPrompt, style: 'anime', characterId: null, ageBucket: null, negativePrompt: null },
         ]);
     const read = jest.fn(async (_a: string, keys: CacheKey[]) => rows(keys));
     const ids = (found: CachedImage[][]) => found.map((images) => images.map((i) => i.id));
@@ -57,5 +57,14 @@ describe('cache memo', () => {
     expect(ids(second)).toEqual([['a'], ['b'], ['c']]);
     expect(await memo.find(key('c'), (k) => read('acc', [k]))).toHaveLength(1);
     expect(read).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('cache memo and seeds', () => {
+  it('a key with a seed gets only that seed\'s images; a key without one gets every seed\'s', async () => {
+    const memo = createCacheMemo();
+    const rows = [7, 8].map((seed) => ({ ...image(`s${seed}`, seed), normalizedPrompt: 'p', style: null, characterId: null, ageBucket: null, negativePrompt: null }));
+    const found = await memo.findMany('acc', [key('p', 'acc', 7), key('p', 'acc', 9), key('p')], async () => rows);
+    expect(found.map((images) => images.map((i) => i.id))).toEqual([['s7'], [], ['s7', 's8']]);
   });
 });

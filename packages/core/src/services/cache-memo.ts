@@ -1,5 +1,5 @@
 import type { InvalidationMessage } from '../ports/coordination';
-import { cacheKeyString as keyOf, type CacheKey, type CachedImage, type CachedImageWithKey } from '../render-cache';
+import { cacheKeysOfRow, cacheKeyString as keyOf, type CacheKey, type CachedImage, type CachedImageWithKey } from '../render-cache';
 
 /**
  * Remembers, per render-cache key, the images stored under it, so repeat renders and embed
@@ -60,9 +60,7 @@ export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxEntr
         const startedAt = generation;
         const rows = await read(accountId, [...missing.values()]);
         const fresh = new Map<string, CachedImage[]>([...missing.keys()].map((id) => [id, []]));
-        for (const row of rows) {
-          fresh.get(keyOf({ accountId, normalizedPrompt: row.normalizedPrompt, style: row.style, characterId: row.characterId, ageBucket: row.ageBucket }))?.push(row);
-        }
+        for (const row of rows) for (const key of cacheKeysOfRow(accountId, row)) fresh.get(keyOf(key))?.push(row);
         for (const [id, images] of fresh) {
           put(id, accountId, images, startedAt);
           found.set(id, images);

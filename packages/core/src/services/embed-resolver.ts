@@ -2,10 +2,11 @@ import { ErrorMessages, type EmbedElement, type EmbedResult, type GenerationRequ
 import { AppError } from '../errors';
 import { choosePermalinkImage, type PermalinkCandidate } from '../permalinks';
 import type { Storage } from '../ports/storage';
+import type { PromptSafety } from '../safety/prompt-safety';
 import { cacheKeyOf, decideFromCache, type CacheKey, type CachedImage } from '../render-cache';
 import { cacheStyleOf } from '../styles/presets';
 import type { EventRecorder } from './event-recorder';
-import type { GenerationService } from './generation-service';
+import type { Caller, GenerationService } from './generation-service';
 import type { InstantService } from './instant-service';
 import type { QuotaAccount } from './quota-service';
 
@@ -15,6 +16,8 @@ export interface EmbedResolverDeps {
   /** The images of these permalinks of one account: one query. */
   findPermalinks(accountId: string, names: string[]): Promise<Map<string, { rotation: number; images: PermalinkCandidate[] }>>;
   generations: Pick<GenerationService, 'startWithCandidates'>;
+  /** Screens each element's prompt first; a blocked one comes back failed (never a generation, never quota). */
+  promptSafety?: PromptSafety | null;
   instant: Pick<InstantService, 'match'>;
   storage: Pick<Storage, 'publicUrl'>;
   events: EventRecorder;
@@ -38,11 +41,11 @@ const failure = (error: unknown): string => {
  * a started/joined job. One failing element never fails the batch.
  */
 export const createEmbedResolver = (d: EmbedResolverDeps) => ({
-  async resolve(account: QuotaAccount, elements: EmbedElement[], onError: (e: unknown) => void): Promise<EmbedResult[]> {
+  async resolve(account: QuotaAccount, elements: EmbedElement[], onError: (e: unknown) => void, caller?: Caller): Promise<EmbedResult[]> {
     const generateElements = elements.filter((e) => e.prompt !== undefined && e.mode === 'generate' && e.shortcut === undefined);
     const shortcutNames = [...new Set(elements.filter((e) => e.shortcut !== undefined).map((e) => e.shortcut!))];
     // Keyed as each element's request will be once its style is resolved (a preset by its own id).
-    const keys = generateElements.map((e) => cacheKeyOf(account.id, { prompt: e.prompt!, style: cacheStyleOf(e.style), character: e.character, ageBucket: e.age }));
+    const keys = generateElements.map((e) => cacheKeyOf(account.id, { prompt: e.prompt!, style: cacheStyleOf(e.style), character: e.character, ageBucket: e.age, seed: e.seed, negativePrompt: e.negativePrompt }));
     const [cachedPerKey, permalinks] = await Promise.all([
       keys.length > 0 ? d.findCachedMany(account.id, keys) : Promise.resolve([]),
       shortcutNames.length > 0 ? d.findPermalinks(account.id, shortcutNames) : Promise.resolve(new Map()),
@@ -56,6 +59,8 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
         const chosen = permalink && choosePermalinkImage(permalink.images, permalink.rotation);
         return chosen ? { id, status: 'ready', imageUrl: d.storage.publicUrl(chosen.storageKey), imageId: chosen.imageId } : { id, status: 'failed', error: 'Unknown or empty shortcut' };
       }
+      const verdict = d.promptSafety?.check(element.prompt!, element.age);
+      if (verdict && !verdict.allowed) return { id, status: 'failed', error: `prompt: ${verdict.reason}` };
       if (element.character && !(await d.characterExists(account.id, element.character))) return { id, status: 'failed', error: 'character: Unknown character' };
       const style = await d.resolveStyle(account, element.style);
       if (element.mode === 'instant') {
@@ -72,6 +77,8 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
         height: element.height,
         format: element.format,
         ageBucket: element.age,
+        seed: element.seed,
+        negativePrompt: element.negativePrompt,
       };
       const candidates = cached.get(element) ?? [];
       const decision = decideFromCache(candidates, request);
@@ -79,7 +86,7 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => ({
         d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.image.id, metadata: { via: 'embed' } });
         return { id, status: 'ready', imageUrl: d.storage.publicUrl(decision.image.storageKey), imageId: decision.image.id };
       }
-      const started = await d.generations.startWithCandidates(account, request, candidates);
+      const started = await d.generations.startWithCandidates(account, request, candidates, { caller });
       if (started.job.status === 'completed' && started.job.imageUrl) return { id, status: 'ready', imageUrl: started.job.imageUrl, imageId: started.job.imageId };
       return { id, status: 'generating', jobId: started.job.jobId };
     };

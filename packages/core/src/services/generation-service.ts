@@ -1,12 +1,14 @@
 import { ErrorMessages, type GenerationRequest } from '@promptpix/contracts';
 import { AppError } from '../errors';
-import type { SingleFlight } from '../ports/coordination';
+import type { ActiveJobs, SingleFlight } from '../ports/coordination';
 import type { GenerationQueue } from '../ports/queue';
 import type { JobRecord, JobStore } from '../ports/job-store';
 import type { Storage } from '../ports/storage';
 import { quotaHeaders, type QuotaState } from '../quota';
 import { cacheKeyOf, decideFromCache, flightKeyOf, type CacheKey, type CachedImage } from '../render-cache';
 import type { EventRecorder } from './event-recorder';
+import { releaseJobHolds } from './job-holds';
+import type { WebhookNotifier } from './webhook-notifier';
 import type { QuotaAccount, QuotaService } from './quota-service';
 
 export const JOB_TTL_SECONDS = 3600;
@@ -22,12 +24,37 @@ export interface GenerationServiceDeps {
   quota: QuotaService;
   cache: RenderCacheStore;
   singleFlight: SingleFlight;
+  activeJobs: ActiveJobs;
   storage: Pick<Storage, 'publicUrl'>;
   events: EventRecorder;
+  webhooks: Pick<WebhookNotifier, 'jobFinished' | 'subscribe'>;
   now: () => Date;
   newId: () => string;
   onError: (message: string, error: unknown) => void;
 }
+
+/** Who asks: the key whose cap on jobs in progress applies. Without one (operator tasks), no cap. */
+export interface Caller {
+  keyId: string;
+  activeJobLimit: number;
+}
+
+/** Who asks, and what else the jobs a start creates carry. */
+export interface StartOptions {
+  caller?: Caller;
+  /** Where to POST the job when it completes or fails. */
+  webhookUrl?: string;
+  /** Cancel-After deadline (ISO) of work this start creates; a joined job or a cache hit keeps none. */
+  cancelAt?: string;
+  /**
+   * Permalinks the image of work this start creates joins when the worker saves it (a dashboard
+   * regenerate). A cache hit's or a joined job's image is the caller's to add.
+   */
+  addToPermalinks?: string[];
+}
+
+/** How long a caller waits before trying again when its key has too many jobs in progress. */
+export const ACTIVE_JOBS_RETRY_MS = 2000;
 
 export type StartOutcome = 'cached' | 'derived' | 'joined' | 'generated';
 
@@ -46,6 +73,17 @@ export interface Started {
  * Only 4 costs quota. A queue or job-store failure refunds the unit and answers 503.
  */
 export const createGenerationService = (d: GenerationServiceDeps) => {
+  /** Takes a slot of the caller's cap for `jobId`; the record's `activeSlot` lets the worker give it back. */
+  async function admit(caller: Caller | undefined, jobId: string): Promise<Partial<JobRecord>> {
+    if (!caller) return {};
+    const { admitted } = await d.activeJobs.admit(caller.keyId, jobId, caller.activeJobLimit, JOB_TTL_SECONDS, d.now().getTime());
+    if (!admitted) {
+      throw new AppError('rate_limited', ErrorMessages.tooManyActiveJobs, { retryAfterMs: ACTIVE_JOBS_RETRY_MS }, { 'Retry-After': String(ACTIVE_JOBS_RETRY_MS / 1000) });
+    }
+    return { activeSlot: caller.keyId };
+  }
+
+
   const newRecord = (accountId: string, request: GenerationRequest, extra: Partial<JobRecord>): JobRecord => ({
     jobId: d.newId(),
     accountId,
@@ -67,7 +105,10 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
     }
   }
 
-  async function fromCache(account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[]): Promise<Started | null> {
+  const permalinksOf = ({ addToPermalinks }: StartOptions): Partial<JobRecord> => (addToPermalinks && addToPermalinks.length > 0 ? { addToPermalinks } : {});
+
+  async function fromCache(account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[], options: StartOptions): Promise<Started | null> {
+    const { caller, webhookUrl, cancelAt } = options;
     const decision = decideFromCache(candidates, request);
     if (decision.kind === 'miss') return null;
     const quota = await d.quota.peek(account);
@@ -78,18 +119,22 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
         completedAt: now,
         imageId: decision.image.id,
         imageUrl: d.storage.publicUrl(decision.image.storageKey),
+        seed: decision.image.seed,
+        ...(webhookUrl && { webhookUrl }),
       });
       await d.jobStore.create(job, JOB_TTL_SECONDS);
       d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.image.id, metadata: { jobId: job.jobId } });
       return { job, quota, outcome: 'cached' };
     }
-    const job = newRecord(account.id, request, { deriveFrom: decision.source.id });
-    await enqueue(job, async () => undefined);
+    const jobId = d.newId();
+    const job: JobRecord = { ...newRecord(account.id, request, { deriveFrom: decision.source.id, ...(await admit(caller, jobId)), ...(webhookUrl && { webhookUrl }), ...(cancelAt && { cancelAt }), ...permalinksOf(options) }), jobId };
+    await enqueue(job, () => releaseJobHolds(d, job));
     d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.source.id, metadata: { jobId: job.jobId, derived: true } });
     return { job, quota, outcome: 'derived' };
   }
 
-  async function generate(account: QuotaAccount, request: GenerationRequest, key: CacheKey): Promise<Started> {
+  async function generate(account: QuotaAccount, request: GenerationRequest, key: CacheKey, options: StartOptions): Promise<Started> {
+    const { caller, webhookUrl, cancelAt } = options;
     const flightKey = flightKeyOf(key, request);
     const jobId = d.newId();
     // Join an identical generation in flight. Its holder may still be between claiming the key
@@ -113,25 +158,51 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
       const { used, limit, resetAt } = reservation.state;
       throw new AppError('quota_exceeded', ErrorMessages.quotaExceeded, { used, limit, resetAt: resetAt.toISOString() }, quotaHeaders(reservation.state));
     }
+    // After the quota: out of generations is the answer that matters more, and the cap is rarely hit.
+    const slot = await admit(caller, jobId).catch(async (error) => {
+      await d.quota.refund(account.id, reservation.periodStart);
+      await d.singleFlight.release(flightKey, jobId);
+      throw error;
+    });
     const job: JobRecord = {
-      ...newRecord(account.id, request, { quotaCharged: true, quotaPeriodStart: reservation.periodStart.toISOString(), flightKey }),
+      ...newRecord(account.id, request, {
+        quotaCharged: true,
+        quotaPeriodStart: reservation.periodStart.toISOString(),
+        flightKey,
+        ...slot,
+        ...(webhookUrl && { webhookUrl }),
+        ...(cancelAt && { cancelAt }),
+        ...permalinksOf(options),
+      }),
       jobId,
     };
     await enqueue(job, async () => {
       await d.quota.refund(account.id, reservation.periodStart);
-      await d.singleFlight.release(flightKey, jobId);
+      await releaseJobHolds(d, job);
     });
     return { job, quota: reservation.state, outcome: 'generated' };
   }
 
+  /**
+   * Webhooks (README, "Webhooks"): a new job carries the caller's URL and the worker tells it. A
+   * cache hit's job is finished already; a joined job belongs to another request, so this caller
+   * subscribes to it.
+   */
+  async function notifyWhenDone({ job, outcome }: Started, webhookUrl: string): Promise<void> {
+    if (outcome === 'cached') await d.webhooks.jobFinished(job.jobId);
+    else if (outcome === 'joined') await d.webhooks.subscribe(job, webhookUrl);
+  }
+
   /** Like start, with the cache key's stored images already read (embed reads a batch in one query). */
-  async function startWithCandidates(account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[]): Promise<Started> {
-    return (await fromCache(account, request, candidates)) ?? generate(account, request, cacheKeyOf(account.id, request));
+  async function startWithCandidates(account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[], options: StartOptions = {}): Promise<Started> {
+    const started = (await fromCache(account, request, candidates, options)) ?? (await generate(account, request, cacheKeyOf(account.id, request), options));
+    if (options.webhookUrl) await notifyWhenDone(started, options.webhookUrl);
+    return started;
   }
 
   return {
-    async start(account: QuotaAccount, request: GenerationRequest): Promise<Started> {
-      return startWithCandidates(account, request, await d.cache.findCached(cacheKeyOf(account.id, request)));
+    async start(account: QuotaAccount, request: GenerationRequest, options: StartOptions = {}): Promise<Started> {
+      return startWithCandidates(account, request, await d.cache.findCached(cacheKeyOf(account.id, request)), options);
     },
     startWithCandidates,
   };

@@ -20,6 +20,9 @@ export interface AccountPatch {
 export const createAccountRepository = (prisma: PrismaClient) => ({
   create: (account: NewAccount) => prisma.account.create({ data: account }),
   findByHandle: (handle: string) => prisma.account.findUnique({ where: { handle } }),
+  /** Every account using this address, case-insensitively (an address is not unique). */
+  findByEmail: (email: string) => prisma.account.findMany({ where: { email: { equals: email.trim(), mode: 'insensitive' } }, orderBy: { createdAt: 'asc' } }),
+  findById: (id: string) => prisma.account.findUnique({ where: { id } }),
   update: (handle: string, patch: AccountPatch) => prisma.account.update({ where: { handle }, data: patch }),
 });
 

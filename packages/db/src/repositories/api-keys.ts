@@ -8,20 +8,33 @@ export const createApiKeyRepository = (prisma: PrismaClient) => ({
     const row = await prisma.apiKey.create({
       data: { accountId, kind: input.kind, name: input.name, domains: input.domains, hash: hashApiKey(key), hint: keyHint(key) },
     });
-    return { id: row.id, key, kind: row.kind, name: row.name, domains: row.domains };
+    return { id: row.id, key, kind: row.kind, name: row.name, domains: row.domains, hint: row.hint, createdAt: row.createdAt };
   },
 
   /** The live key with this hash and its account, or null (unknown or revoked). */
   async findActiveByHash(hash: string) {
-    const row = await prisma.apiKey.findUnique({ where: { hash }, include: { account: true } });
+    // The webhook secret stays out of the gateway's key cache: requests never need it.
+    const row = await prisma.apiKey.findUnique({ where: { hash }, include: { account: { omit: { webhookSecret: true } } } });
     return row && !row.revokedAt ? row : null;
   },
 
-  /** Returns false when no such key exists. */
-  async revoke(id: string): Promise<boolean> {
-    const result = await prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+  /** Returns false when no such key exists (or, given an account, none of that account's). */
+  async revoke(id: string, accountId?: string): Promise<boolean> {
+    const scope = { id, ...(accountId !== undefined && { accountId }) };
+    const result = await prisma.apiKey.updateMany({ where: { ...scope, revokedAt: null }, data: { revokedAt: new Date() } });
     if (result.count > 0) return true;
-    return (await prisma.apiKey.count({ where: { id } })) > 0;
+    return (await prisma.apiKey.count({ where: scope })) > 0;
+  },
+  /** An account's live keys, newest first; never the hash. */
+  listActive: (accountId: string) =>
+    prisma.apiKey.findMany({
+      where: { accountId, revokedAt: null },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+      select: { id: true, kind: true, name: true, hint: true, domains: true, createdAt: true, lastUsedAt: true },
+    }),
+  /** Records when a key last authenticated a request (the caller throttles). */
+  async touchLastUsed(id: string, at: Date): Promise<void> {
+    await prisma.apiKey.updateMany({ where: { id }, data: { lastUsedAt: at } });
   },
 });
 

@@ -43,6 +43,15 @@ export const createCharacterRepository = (prisma: PrismaClient) => ({
       select: { id: true, name: true, description: true, _count: { select: { references: true } } },
     }),
 
+  /** The dashboard's list: every setting, and how many original reference images. */
+  listForAccount: (accountId: string) =>
+    prisma.character.findMany({
+      where: { accountId },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+      include: { _count: { select: { references: true } } },
+    }),
+  /** Returns false when the account has no such character. References and prepared ones go with it. */
+  delete: async (accountId: string, id: string) => (await prisma.character.deleteMany({ where: { id, accountId } })).count > 0,
   exists: async (accountId: string, id: string) => (await prisma.character.count({ where: { id, accountId } })) > 0,
 
   /** Everything a generation needs: look settings, original references, the prepared one for a family. */

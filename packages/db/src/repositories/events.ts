@@ -9,8 +9,24 @@ export interface NewEvent {
   createdAt?: Date;
 }
 
+/** The event types the dashboard's usage counts per day. */
+export const DAILY_EVENT_TYPES = ['generate', 'cache_hit', 'impression', 'click'] as const;
+export type DailyEventType = (typeof DAILY_EVENT_TYPES)[number];
+
 export const createEventRepository = (prisma: PrismaClient, sql: SqlClient) => ({
   export: (accountId: string, from: Date, to: Date) => eventsForExport(prisma, accountId, from, to),
+  /**
+   * Counts of the dashboard's event types per UTC day from `from` to `to` (YYYY-MM-DD, both
+   * inclusive): one GROUP BY; days without events are absent.
+   */
+  dailyCounts: (accountId: string, from: string, to: string) =>
+    sql.query<{ day: string; eventType: DailyEventType; count: number }>(
+      `SELECT to_char("createdAt", 'YYYY-MM-DD') AS "day", "eventType", count(*)::int AS "count"
+       FROM "AnalyticsEvent"
+       WHERE "accountId" = $1 AND "createdAt" >= $2::date AND "createdAt" < ($3::date + 1) AND "eventType" = ANY($4::text[])
+       GROUP BY 1, 2`,
+      [accountId, from, to, DAILY_EVENT_TYPES],
+    ),
 
   /**
    * One INSERT for the whole batch, sent as one JSON parameter: one native JSON.stringify instead

@@ -15,6 +15,7 @@ export interface NewImage {
   height: number;
   format: string;
   seed: number;
+  negativePrompt?: string | null;
   storageKey: string;
   bytes: number;
   sourceImageId?: string | null;
@@ -23,11 +24,28 @@ export interface NewImage {
   createdAt?: Date;
 }
 
-const CACHED_COLUMNS = `"id", "storageKey", "width", "height", "format", "sourceImageId", "rejected", ("createdAt" AT TIME ZONE 'UTC') AS "createdAt"`;
+// seed is int8; as float8 it reads back as a JS number (exact for every seed up to 2^32).
+const CACHED_COLUMNS = `"id", "storageKey", "width", "height", "format", "sourceImageId", "rejected", ("createdAt" AT TIME ZONE 'UTC') AS "createdAt", "seed"::float8 AS "seed"`;
+
+/** Query of the dashboard's image list (`listForAccount`). */
+export interface ImageListQuery {
+  accountId: string;
+  /** Matches the prompt text, case-insensitively. */
+  q?: string;
+  style?: string;
+  /** YYYY-MM-DD, UTC, inclusive. */
+  from?: string;
+  to?: string;
+  /** The last image of the previous page: the page holds older ones. */
+  cursor?: { createdAt: Date; id: string };
+  limit: number;
+}
+
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => ({
   /** Idempotent by id: a retried job writes the same record instead of a second one. */
-  save: (image: NewImage) => prisma.image.upsert({ where: { id: image.id }, create: image, update: {} }),
+  save: (image: NewImage) => prisma.image.upsert({ where: { id: image.id }, create: { ...image, seed: BigInt(image.seed) }, update: {} }),
   findOwned: (id: string, accountId: string) => prisma.image.findFirst({ where: { id, accountId } }),
   findById: (id: string) => prisma.image.findUnique({ where: { id } }),
 
@@ -44,6 +62,43 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
     );
   },
 
+  /**
+   * An account's images, newest first, keyset-paged on (createdAt, id): its originals and instant
+   * copies, not the size/format variants derived from its own images (those are an image's
+   * downloads). One query for the page (limit + 1 rows tell whether there is more), one for the rows
+   * with their permalink names.
+   */
+  async listForAccount(query: ImageListQuery) {
+    const params: unknown[] = [query.accountId];
+    const where = [
+      `i."accountId" = $1`,
+      `(i."sourceImageId" IS NULL OR NOT EXISTS (SELECT 1 FROM "Image" s WHERE s."id" = i."sourceImageId" AND s."accountId" = i."accountId"))`,
+    ];
+    if (query.q) where.push(`i."prompt" ILIKE $${params.push(likePattern(query.q))}`);
+    if (query.style) where.push(`i."style" = $${params.push(query.style)}`);
+    if (query.from) where.push(`i."createdAt" >= $${params.push(query.from)}::date`);
+    if (query.to) where.push(`i."createdAt" < ($${params.push(query.to)}::date + 1)`);
+    if (query.cursor) {
+      where.push(`(i."createdAt", i."id") < (($${params.push(query.cursor.createdAt.toISOString())}::timestamptz AT TIME ZONE 'UTC'), $${params.push(query.cursor.id)}::uuid)`);
+    }
+    const page = await sql.query<{ id: string }>(
+      `SELECT i."id" FROM "Image" i WHERE ${where.join(' AND ')} ORDER BY i."createdAt" DESC, i."id" DESC LIMIT $${params.push(query.limit + 1)}`,
+      params,
+    );
+    const ids = page.slice(0, query.limit).map((r) => r.id);
+    const rows = ids.length === 0 ? [] : await prisma.image.findMany({ where: { id: { in: ids } }, include: { permalinks: { select: { permalink: { select: { name: true } } } } } });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return { images: ids.map((id) => byId.get(id)!).filter(Boolean), hasMore: page.length > query.limit };
+  },
+
+  /** One of an account's images with its permalink names, or null. */
+  findOwnedWithPermalinks: (id: string, accountId: string) =>
+    prisma.image.findFirst({ where: { id, accountId }, include: { permalinks: { select: { permalinkId: true, permalink: { select: { name: true } } } } } }),
+
+  /** The stored size/format variants derived from one of an account's images, oldest first. */
+  variantsOf: (id: string, accountId: string) =>
+    prisma.image.findMany({ where: { sourceImageId: id, accountId, rejected: false }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+
   /** Newest live original of this exact prompt in any style: render's out-of-quota fallback. */
   findLatestByPrompt: (accountId: string, normalizedPrompt: string) =>
     prisma.image.findFirst({ where: { accountId, normalizedPrompt, rejected: false }, orderBy: { createdAt: 'desc' } }),
@@ -51,7 +106,7 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
   /** Every live image under any of these cache keys' prompts (the caller matches the rest of each key); one query. */
   findCachedMany: (accountId: string, keys: CacheKey[]): Promise<CachedImageWithKey[]> =>
     sql.query<CachedImageWithKey>(
-      `SELECT ${CACHED_COLUMNS}, "normalizedPrompt", "style", "characterId", "ageBucket"
+      `SELECT ${CACHED_COLUMNS}, "normalizedPrompt", "style", "characterId", "ageBucket", "negativePrompt"
        FROM "Image"
        WHERE "accountId" = $1 AND "normalizedPrompt" = ANY($2::text[]) AND NOT "rejected"
        ORDER BY "createdAt" DESC
@@ -68,7 +123,8 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
       `SELECT ${CACHED_COLUMNS}
        FROM "Image"
        WHERE "accountId" = $1 AND "normalizedPrompt" = $2 AND ${matches('style', key.style)}
-         AND ${matches('characterId', key.characterId)} AND ${matches('ageBucket', key.ageBucket)} AND NOT "rejected"
+         AND ${matches('characterId', key.characterId)} AND ${matches('ageBucket', key.ageBucket)}
+         AND ${matches('negativePrompt', key.negativePrompt)} ${key.seed === null ? '' : `AND "seed" = $${params.push(key.seed)}`} AND NOT "rejected"
        ORDER BY "createdAt" DESC
        LIMIT 50`,
       params,

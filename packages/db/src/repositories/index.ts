@@ -7,3 +7,6 @@ export * from './image-flags';
 export * from './permalinks';
 export * from './styles';
 export * from './characters';
+export * from './webhooks';
+export * from './dashboard-sessions';
+export * from './sign-in-links';

@@ -31,7 +31,7 @@ export function nearestLibraryImageSql(q: LibraryQuery): Prisma.Sql {
   if (q.ageBucket) filters.push(Prisma.sql`"ageBucket" = ${q.ageBucket}`);
   if (q.tags && q.tags.length > 0) filters.push(Prisma.sql`"tags" @> ${q.tags}::text[]`);
   return Prisma.sql`
-    SELECT "id", "normalizedPrompt", "style", "storageKey", "width", "height", "format", "seed", "ageBucket", "tags",
+    SELECT "id", "normalizedPrompt", "style", "storageKey", "width", "height", "format", "seed"::float8 AS "seed", "ageBucket", "tags",
            similarity("normalizedPrompt", ${q.normalizedPrompt}) AS "score"
     FROM "Image"
     WHERE ${Prisma.join(filters, ' AND ')}

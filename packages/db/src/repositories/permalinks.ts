@@ -36,6 +36,41 @@ export const createPermalinkRepository = (prisma: PrismaClient) => ({
     };
   },
 
+  /**
+   * Puts one of the account's images in the permalink of this name, creating the permalink when
+   * there is none. Returns null when the account owns no such image. Adding an image it already
+   * holds changes nothing.
+   */
+  async addImageByName(accountId: string, name: string, imageId: string) {
+    const owned = await prisma.image.count({ where: { id: imageId, accountId } });
+    if (owned === 0) return null;
+    const permalink = await prisma.permalink.upsert({ where: { accountId_name: { accountId, name } }, create: { accountId, name }, update: {} });
+    await prisma.permalinkImage.createMany({ data: [{ permalinkId: permalink.id, imageId }], skipDuplicates: true });
+    return permalink;
+  },
+
+  /** Adds an image to those of these permalinks that belong to the account (a regenerated take). */
+  async addImageToMany(accountId: string, permalinkIds: string[], imageId: string): Promise<number> {
+    if (permalinkIds.length === 0) return 0;
+    const owned = await prisma.permalink.findMany({ where: { id: { in: permalinkIds }, accountId }, select: { id: true } });
+    const result = await prisma.permalinkImage.createMany({ data: owned.map((p) => ({ permalinkId: p.id, imageId })), skipDuplicates: true });
+    return result.count;
+  },
+
+  /** An account's permalinks (one, by name, when given) with their images, newest permalink first. */
+  listForAccount: (accountId: string, name?: string) =>
+    prisma.permalink.findMany({
+      where: { accountId, ...(name !== undefined && { name }) },
+      orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+      select: {
+        name: true,
+        images: {
+          orderBy: { addedAt: 'asc' },
+          select: { image: { select: { id: true, storageKey: true, prompt: true, createdAt: true, pinned: true, rejected: true } } },
+        },
+      },
+    }),
+
   /** The images of several permalinks of one account, for embed shortcuts: one query, no rotation step. */
   async findManyByName(accountId: string, names: string[]) {
     const rows = await prisma.permalink.findMany({

@@ -1,4 +1,5 @@
-import { POLL_LIMIT_MS, pollDelay, rateLimitDelay, retryDelay } from './backoff';
+import { ErrorMessages } from '@promptpix/contracts';
+import { BUSY_RETRIES, BUSY_RETRY_MS, KEY_BUSY, POLL_LIMIT_MS, pollDelay, rateLimitDelay, retriesBusy, retryDelay } from './backoff';
 
 describe('poll schedule', () => {
   it('starts at one second and backs off to two seconds apart (spec: poll every second or two)', () => {
@@ -33,4 +34,23 @@ describe('retry delays', () => {
     [null, 0, 500],
     [undefined, 0, 500],
   ])('429 with body %j, attempt %i: %i ms', (body, attempt, ms) => expect(rateLimitDelay(body, attempt)).toBe(ms));
+});
+
+describe('busy keys', () => {
+  it('names the failure exactly as the service does', () => {
+    expect(KEY_BUSY).toBe(ErrorMessages.tooManyActiveJobs);
+  });
+
+  it.each([
+    [KEY_BUSY, 0, true],
+    [KEY_BUSY, BUSY_RETRIES - 1, true],
+    [KEY_BUSY, BUSY_RETRIES, false],
+    ['Unknown or empty shortcut', 0, false],
+    ['Generation quota exceeded', 0, false],
+    [undefined, 0, false],
+  ])('%j after %i retries: retry again %s', (error, retries, expected) => expect(retriesBusy(error, retries)).toBe(expected));
+
+  it('keeps retrying about as long as a job is polled', () => {
+    expect(BUSY_RETRIES * BUSY_RETRY_MS).toBe(POLL_LIMIT_MS);
+  });
 });

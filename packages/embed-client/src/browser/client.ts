@@ -1,10 +1,11 @@
 /**
  * The page script's behaviour: find service images (now and as the page changes), resolve them in
- * batches, poll generating jobs, swap images in, and report impressions and clicks.
+ * batches, follow generating jobs (event stream, else polling), swap images in, and report impressions and clicks.
  * Every callback that the browser invokes is wrapped: nothing here may throw into the host page.
  */
+import type { EmbedResolveResponse, JobView } from '@promptpix/contracts';
 import { createBatcher } from './batch';
-import { POLL_LIMIT_MS, pollDelay, rateLimitDelay, retryDelay } from './backoff';
+import { BUSY_RETRY_MS, POLL_LIMIT_MS, pollDelay, rateLimitDelay, retriesBusy, retryDelay } from './backoff';
 import { readElement, WATCHED, type ElementRequest } from './element';
 
 /** Attribute the script sets on every element it handles: loading, ready or failed. */
@@ -21,6 +22,8 @@ const EVENTS_WAIT_MS = 3000;
 const EVENTS_MAX = 100;
 const EVENTS_KEPT = 1000;
 const NETWORK_ATTEMPTS = 5;
+/** Job event streams open at once: over HTTP/1.1 a browser allows six connections per host, and resolve calls and images need the rest. */
+const MAX_STREAMS = 2;
 
 const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
 
@@ -36,13 +39,16 @@ interface Entry {
   key: string;
   request: ElementRequest;
   imgs: Set<HTMLImageElement>;
+  /** Times the service answered that the key had too many jobs in progress. */
+  busy?: number;
   url?: string;
   imageId?: string;
 }
 
-interface Reply {
+/** An answer of the API, typed with the service's wire types (@promptpix/contracts); any field may be missing from an error body. */
+interface Reply<T = unknown> {
   status: number;
-  body: any;
+  body: (Partial<T> & { error?: string; retryAfterMs?: number }) | null | undefined;
 }
 
 const noop = () => undefined;
@@ -71,9 +77,9 @@ export function start(base: string, key: string, doc: Document): void {
    * One API call. Retries network errors and 5xx with backoff, and a 429 after the body's
    * retryAfterMs. `once` (analytics) never retries: the spec says to drop such a batch.
    */
-  async function call(path: string, body?: unknown, once?: boolean): Promise<Reply> {
+  async function call<T = unknown>(path: string, body?: unknown, once?: boolean): Promise<Reply<T>> {
     for (let attempt = 0; ; attempt++) {
-      let reply: Reply = { status: 0, body: null };
+      let reply: Reply<T> = { status: 0, body: null };
       try {
         const headers: Record<string, string> = { Authorization: 'Bearer ' + key };
         if (body) headers['Content-Type'] = 'application/json';
@@ -126,7 +132,7 @@ export function start(base: string, key: string, doc: Document): void {
     const started = Date.now();
     for (let attempt = 0; Date.now() - started < POLL_LIMIT_MS; attempt++) {
       await sleep(pollDelay(attempt));
-      const { status, body } = await call('/api/v1/job/' + encodeURIComponent(jobId));
+      const { status, body } = await call<JobView>('/api/v1/job/' + encodeURIComponent(jobId));
       if (status === 200 && body?.status === 'completed') return ready(entry, body.imageUrl, body.imageId);
       if (status === 200 && body?.status === 'failed') return fail(entry, body.error);
       if (status >= 400 && status < 500) return fail(entry, body?.error || 'job ' + status);
@@ -134,17 +140,60 @@ export function start(base: string, key: string, doc: Document): void {
     fail(entry, 'timed out');
   }
 
+  let streams = 0;
+
+  /** The constructor throws where the browser will not open the URL (a SecurityError): then polling it is. */
+  function openStream(jobId: string): EventSource | null {
+    try {
+      return new EventSource(base + '/api/v1/job/' + encodeURIComponent(jobId) + '/events?key=' + encodeURIComponent(key));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Follows a job over its event stream where the browser has EventSource and a stream to spare; polls otherwise, or once the stream breaks before the end. */
+  function follow(entry: Entry, jobId: string): void {
+    const pollJob = () => void poll(entry, jobId).catch((error) => fail(entry, error));
+    const source = typeof EventSource === 'function' && streams < MAX_STREAMS ? openStream(jobId) : null;
+    if (!source) return pollJob();
+    streams++;
+    let following = true;
+    const end = (then: () => void) => {
+      if (!following) return;
+      following = false;
+      streams--;
+      clearTimeout(timer);
+      source.close();
+      then();
+    };
+    const timer = setTimeout(safe(() => end(() => fail(entry, 'timed out'))), POLL_LIMIT_MS);
+    source.addEventListener(
+      'status',
+      safe((event: MessageEvent) => {
+        const job = JSON.parse(event.data) as Partial<JobView>;
+        if (job.status === 'completed') end(() => ready(entry, job.imageUrl, job.imageId));
+        if (job.status === 'failed') end(() => fail(entry, job.error));
+      }),
+    );
+    // A 404, a refused key or a broken connection: the poll loop decides (and reports) what it means.
+    source.onerror = safe(() => end(pollJob));
+  }
+
   const resolve = createBatcher<Entry>(
     async (batch) => {
-      const reply = await call('/api/v1/embed/resolve', { elements: batch.map((entry) => ({ id: entry.id, ...entry.request })) });
+      const reply = await call<EmbedResolveResponse>('/api/v1/embed/resolve', { elements: batch.map((entry) => ({ id: entry.id, ...entry.request })) });
       if (reply.status === 401 || reply.status === 403) refused = reply.body?.error || 'refused';
-      const results: any[] = (reply.status === 200 && reply.body?.results) || [];
+      const results = (reply.status === 200 && reply.body?.results) || [];
       batch.forEach(
         safe((entry: Entry, i: number) => {
           const result = results[i]?.id === entry.id ? results[i] : results.find((r) => r?.id === entry.id);
           if (result?.status === 'ready') ready(entry, result.imageUrl, result.imageId);
-          else if (result?.status === 'generating' && result.jobId) poll(entry, result.jobId).catch((error) => fail(entry, error));
-          else fail(entry, result?.error || reply.body?.error || 'resolve failed');
+          else if (result?.status === 'generating' && result.jobId) follow(entry, result.jobId);
+          else if (retriesBusy(result?.error, entry.busy ?? 0)) {
+            // Other images of this key are still generating: this one waits its turn.
+            entry.busy = (entry.busy ?? 0) + 1;
+            setTimeout(safe(() => resolve(entry)), BUSY_RETRY_MS);
+          } else fail(entry, result?.error || reply.body?.error || 'resolve failed');
         }),
       );
     },

@@ -1,21 +1,15 @@
+import type { EmbedElementInput } from '@promptpix/contracts';
+
 /**
  * Reads an element's service attributes into one resolve entry, checking the spec's bounds here
  * (Limits, Field and size bounds): one bad element must not turn the whole batch into a 400.
  */
-export interface ElementRequest {
-  prompt?: string;
-  shortcut?: string;
-  style?: string;
-  width?: number;
-  height?: number;
-  format?: string;
-  mode?: string;
-}
+export type ElementRequest = Pick<EmbedElementInput, 'prompt' | 'shortcut' | 'style' | 'width' | 'height' | 'format' | 'mode'>;
 
 /** The attributes the script watches; a change to any of them re-resolves the element. */
 export const WATCHED = ['prompt', 'shortcut', 'style', 'width', 'height', 'format', 'mode'].map((name) => 'data-service-' + name);
 
-const CHOICES: Record<string, string[]> = { format: ['png', 'jpeg', 'webp'], mode: ['generate', 'instant'] };
+const CHOICES = { format: ['png', 'jpeg', 'webp'], mode: ['generate', 'instant'] } as const satisfies { [K in 'format' | 'mode']: ReadonlyArray<NonNullable<ElementRequest[K]>> };
 
 /**
  * `null`: nothing to resolve (no prompt and no shortcut). `{ error }`: an attribute is out of
@@ -45,8 +39,9 @@ export function readElement(attr: (name: string) => string | null): ElementReque
   for (const name of ['format', 'mode'] as const) {
     const value = read(name).toLowerCase();
     if (!value) continue;
-    if (!CHOICES[name].includes(value)) return { error: `data-service-${name}: one of ${CHOICES[name].join(', ')}` };
-    request[name] = value;
+    const choices: readonly string[] = CHOICES[name];
+    if (!choices.includes(value)) return { error: `data-service-${name}: one of ${choices.join(', ')}` };
+    (request as Record<string, string>)[name] = value;
   }
   return request;
 }

@@ -53,6 +53,15 @@ describe('a1111 adapter', () => {
   });
 
   it.each([
+    [undefined, 'no people', 'no people'],
+    ['blurry, text', 'no people', 'blurry, text, no people'],
+    ['blurry, text', undefined, 'blurry, text'],
+  ])("joins the deployment's negative prompt %j and the caller's %j: %j", async (configured, requested, sent) => {
+    await model({ negativePrompt: configured }).generate({ ...request, negativePrompt: requested });
+    expect(fake.requests.at(-1)!.json).toMatchObject({ negative_prompt: sent, seed: 1234 });
+  });
+
+  it.each([
     [1024, 1024, 1024, { width: 1024, height: 1024 }],
     [1920, 1080, 1024, { width: 1024, height: 576 }],
     [500, 333, 1024, { width: 504, height: 336 }],

@@ -60,6 +60,12 @@ export function a1111ErrorMessage(body: unknown): string | undefined {
   return errors || undefined;
 }
 
+/** The deployment's negative prompt (A1111_NEGATIVE_PROMPT) and the caller's, joined. */
+const negativePromptOf = (configured: string | undefined, requested: string | undefined) => {
+  const parts = [configured, requested].filter((p): p is string => !!p);
+  return parts.length > 0 ? { negative_prompt: parts.join(', ') } : {};
+};
+
 export function createA1111Model(config: A1111ModelConfig): ReferenceImageModel {
   if (!!config.username !== !!config.password) throw new Error('a1111: set both username and password, or neither');
   const root = apiRoot(config.baseUrl ?? 'http://127.0.0.1:7860');
@@ -69,7 +75,7 @@ export function createA1111Model(config: A1111ModelConfig): ReferenceImageModel 
 
   const common = (request: ModelRequest) => ({
     prompt: promptFor(request),
-    ...(config.negativePrompt ? { negative_prompt: config.negativePrompt } : {}),
+    ...negativePromptOf(config.negativePrompt, request.negativePrompt),
     ...a1111Size(request.width, request.height, config.maxSide),
     seed: request.seed,
     steps: config.steps ?? 25,

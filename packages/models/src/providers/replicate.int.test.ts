@@ -56,6 +56,11 @@ describe('replicate adapter', () => {
     expect(fake.requests[0].json).toEqual({ input: { output_format: 'png', num_inference_steps: 4, prompt: request.prompt, aspect_ratio: '16:9', seed: 7 } });
   });
 
+  it("passes the caller's seed and negative prompt in the prediction input", async () => {
+    await model().generate({ ...request, seed: 4294967295, negativePrompt: 'no people' });
+    expect(fake.requests[0].json).toEqual({ version: VERSION, input: { prompt: request.prompt, width: 768, height: 512, seed: 4294967295, negative_prompt: 'no people' } });
+  });
+
   it('takes the version id out of owner/name:version', async () => {
     await model({ version: `stability-ai/sdxl:${VERSION}` }).generate(request);
     expect(fake.requests[0].path).toBe('/v1/predictions');

@@ -84,6 +84,7 @@ export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
     prompt: promptFor(request),
     ...(config.sizeInput === 'aspect_ratio' ? { aspect_ratio: nearestAspectRatio(request.width, request.height) } : { width: request.width, height: request.height }),
     seed: request.seed,
+    ...(request.negativePrompt ? { negative_prompt: request.negativePrompt } : {}),
   });
 
   const parse = (body: unknown): Prediction => {

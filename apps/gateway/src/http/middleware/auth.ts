@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError, accountStatusError, checkOrigin, hashApiKey, keyKindOf, type KeyKind } from '@promptpix/core';
+import { AppError, accountStatusError, checkOrigin, hashApiKey, keyKindOf, type Caller, type KeyKind, type PlanName } from '@promptpix/core';
 import { ErrorMessages } from '@promptpix/contracts';
 import type { ApiKeyRepository, ApiKeyWithAccount } from '@promptpix/db';
 
@@ -11,6 +11,9 @@ export interface AuthContext {
 }
 
 export const authOf = (res: Response): AuthContext => res.locals.auth as AuthContext;
+
+/** The key a generation is started for, with its plan's cap on jobs in progress. */
+export const callerOf = (auth: AuthContext, activeJobsPerKey: Record<PlanName, number>): Caller => ({ keyId: auth.keyId, activeJobLimit: activeJobsPerKey[auth.account.plan as PlanName] });
 
 /** Bearer header first; the `key` query parameter where a header is impossible (spec, Authentication 2). */
 function presentedKey(req: Request): string | null {
@@ -28,11 +31,14 @@ export interface AuthOptions {
   allow: 'secret' | 'either';
 }
 
+/** Key lookups for authentication, and (optionally) where to note that a key was used (`lastUsedAt`, fire-and-forget). */
+export type KeyCredentials = Pick<ApiKeyRepository, 'findActiveByHash'> & { recordUse?: (keyId: string) => void };
+
 /**
  * Spec, Authentication 1–8: key present and known, account approved, key kind allowed,
  * origin on the key's domain list; then the CORS answer for the actual response.
  */
-export const authenticate = (apiKeys: Pick<ApiKeyRepository, 'findActiveByHash'>, options: AuthOptions): RequestHandler => async (req, res, next) => {
+export const authenticate = (apiKeys: KeyCredentials, options: AuthOptions): RequestHandler => async (req, res, next) => {
   // Until we know the key, any origin may read the error (no credentials are involved).
   res.setHeader('Access-Control-Allow-Origin', '*');
   const key = presentedKey(req);
@@ -56,5 +62,6 @@ export const authenticate = (apiKeys: Pick<ApiKeyRepository, 'findActiveByHash'>
     res.vary('Origin');
   }
   res.locals.auth = { keyId: row.id, kind: row.kind, account: row.account, domains: row.domains } satisfies AuthContext;
+  apiKeys.recordUse?.(row.id);
   next();
 };

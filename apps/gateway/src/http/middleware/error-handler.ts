@@ -10,6 +10,8 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  conflict: 409,
+  gone: 410,
   quota_exceeded: 402,
   payload_too_large: 413,
   rate_limited: 429,

@@ -10,7 +10,7 @@ import { parseOrThrow } from '../validate';
  * request path; when the store fails the batch is dropped and logged, the caller still got 202.
  */
 export const analyticsRoutes = (deps: GatewayDeps) =>
-  Router().post('/api/v1/analytics/events', authenticate(deps.credentials, { allow: 'either' }), rateLimit(deps.rateLimiter, 'analytics', deps.now), (req, res) => {
+  Router().post('/api/v1/analytics/events', authenticate(deps.credentials, { allow: 'either' }), rateLimit(deps.rateLimiter, 'analytics', deps.now, deps.publishableIpRateLimit), (req, res) => {
     const { events } = parseOrThrow(analyticsBodySchema, req.body);
     const { account } = authOf(res);
     for (const event of events) {

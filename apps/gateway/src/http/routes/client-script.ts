@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { serviceClientBundle } from '@promptpix/embed-client';
 import type { GatewayDeps } from '../../deps';
+import { sendPrebuilt } from '../send-prebuilt';
 
 /**
  * GET /service-client.js: the page script (packages/embed-client), bundled and minified with
@@ -11,18 +12,8 @@ import type { GatewayDeps } from '../../deps';
 export const clientScriptRoutes = (_deps: GatewayDeps) =>
   Router().get('/service-client.js', async (req, res) => {
     const bundle = await serviceClientBundle();
-    const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
-    res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
-    res.setHeader('Cache-Control', 'public, max-age=300');
-    res.setHeader('Vary', 'Accept-Encoding');
-    res.setHeader('ETag', `"${bundle.hash}${gzip ? '-gz' : ''}"`);
     // Any site may load it, also pages that isolate themselves (COEP) or load it with crossorigin/SRI.
     res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
     res.setHeader('Access-Control-Allow-Origin', '*');
-    if (req.fresh) {
-      res.status(304).end();
-      return;
-    }
-    if (gzip) res.setHeader('Content-Encoding', 'gzip');
-    res.send(gzip ? bundle.gzip : bundle.code);
+    sendPrebuilt(req, res, { body: bundle.code, gzip: bundle.gzip, hash: bundle.hash }, 'text/javascript; charset=utf-8', 'public, max-age=300');
   });

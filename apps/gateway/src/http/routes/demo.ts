@@ -1,12 +1,11 @@
 import { Router } from 'express';
 import type { GatewayDeps } from '../../deps';
+import { escapeHtml } from '../html';
 
 export interface DemoOptions {
   /** Serve GET /demo. Off in production. */
   enabled: boolean;
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const FALLBACK_SVG =
   "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 100 100'%3E%3Crect width='100' height='100' fill='%23dfe3ea'/%3E%3Ctext x='50' y='54' font-family='sans-serif' font-size='11' text-anchor='middle' fill='%23667'%3Efallback%3C/text%3E%3C/svg%3E";

@@ -1,15 +1,16 @@
 import { Router } from 'express';
 import { embedResolveBodySchema } from '@promptpix/contracts';
 import type { GatewayDeps } from '../../deps';
-import { authenticate, authOf } from '../middleware/auth';
+import { authenticate, authOf, callerOf } from '../middleware/auth';
 import { rateLimit } from '../middleware/rate-limit';
 import { parseOrThrow } from '../validate';
 
 /** POST /api/v1/embed/resolve: either key (browsers use a publishable one), rate limited. */
 export const embedRoutes = (deps: GatewayDeps) =>
-  Router().post('/api/v1/embed/resolve', authenticate(deps.credentials, { allow: 'either' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
+  Router().post('/api/v1/embed/resolve', authenticate(deps.credentials, { allow: 'either' }), rateLimit(deps.rateLimiter, 'api', deps.now, deps.publishableIpRateLimit), async (req, res) => {
     const { elements } = parseOrThrow(embedResolveBodySchema, req.body);
-    const results = await deps.embed.resolve(authOf(res).account, elements, (error) => deps.logger.error('embed element failed', { error }));
+    const auth = authOf(res);
+    const results = await deps.embed.resolve(auth.account, elements, (error) => deps.logger.error('embed element failed', { error }), callerOf(auth, deps.activeJobsPerKey));
     res.setHeader('Cache-Control', 'no-store');
     res.json({ results });
   });

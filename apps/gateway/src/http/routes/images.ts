@@ -7,22 +7,31 @@ import { authenticate, authOf } from '../middleware/auth';
 
 const ONE_DAY = 24 * 3600;
 
-type Flag = 'pin' | 'unpin' | 'reject';
+export type ImageFlag = 'pin' | 'unpin' | 'reject';
+type Flag = ImageFlag;
 const FLAG_BODY: Record<Flag, (id: string) => object> = {
   pin: (id) => ({ id, pinned: true }),
   unpin: (id) => ({ id, pinned: false }),
   reject: (id) => ({ id, rejected: true }),
 };
 
-/** PATCH/DELETE …/pin and PATCH …/reject: one transaction each; another account's image is a 404. */
-const setFlag = (deps: GatewayDeps, flag: Flag) => async (req: Request, res: Response) => {
-  const id = req.params.id as string;
-  const accountId = authOf(res).account.id;
+/**
+ * Pin, unpin or reject one of an account's images: one transaction, its event, and the caches of
+ * its permalinks and images evicted. Another account's image or a malformed id is a 404. Shared by
+ * the public API and the dashboard.
+ */
+export async function applyImageFlag(deps: Pick<GatewayDeps, 'imageFlags' | 'events' | 'invalidation'>, accountId: string, id: string, flag: Flag): Promise<void> {
   const done = isUuid(id) && (await deps.imageFlags[flag](id, accountId));
   if (!done) throw new AppError('not_found', ErrorMessages.imageNotFound);
   if (flag !== 'unpin') deps.events.record({ accountId, eventType: flag, imageId: id });
   await deps.invalidation.publish({ kind: 'permalinks', accountId });
   await deps.invalidation.publish({ kind: 'images', accountId });
+}
+
+/** PATCH/DELETE …/pin and PATCH …/reject: one transaction each; another account's image is a 404. */
+const setFlag = (deps: GatewayDeps, flag: Flag) => async (req: Request, res: Response) => {
+  const id = req.params.id as string;
+  await applyImageFlag(deps, authOf(res).account.id, id, flag);
   res.json(FLAG_BODY[flag](id));
 };
 

@@ -31,6 +31,7 @@ describe.each(SHAPES)('GET /api/v1/job/:jobId (%s)', (shape) => {
       completedAt: expect.any(String),
       imageId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       imageUrl: expect.stringMatching(/^https?:\/\//),
+      seed: expect.any(Number),
     });
     expect(new Date(done.completedAt).getTime()).toBeGreaterThanOrEqual(new Date(done.createdAt).getTime());
     const cached = await poll(started.body.jobId);

@@ -1,29 +1,25 @@
 import { Router } from 'express';
-import { AppError, type JobRecord } from '@promptpix/core';
-import { ErrorMessages, type JobView } from '@promptpix/contracts';
+import { AppError, toJobView, type JobRecord } from '@promptpix/core';
+import { ErrorMessages } from '@promptpix/contracts';
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf } from '../middleware/auth';
 
-/** The job as callers see it: a field appears only once it has a value. */
-export function toJobView(job: JobRecord): JobView {
-  const view: JobView = { jobId: job.jobId, status: job.status, createdAt: job.createdAt };
-  if (job.status === 'completed') {
-    view.imageUrl = job.imageUrl;
-    view.imageId = job.imageId;
-  }
-  if (job.status === 'failed' && job.error) view.error = job.error;
-  if (job.completedAt) view.completedAt = job.completedAt;
-  return view;
-}
+// In core since webhooks send the same view.
+export { toJobView };
 
-const JOB_ID = /^[A-Za-z0-9-]{1,100}$/;
+export const JOB_ID = /^[A-Za-z0-9-]{1,100}$/;
+
+/** One of an account's jobs; another account's, a malformed id or an expired job is a 404. */
+export async function findOwnJob(deps: Pick<GatewayDeps, 'jobStore'>, accountId: string, jobId: string): Promise<JobRecord> {
+  const job = JOB_ID.test(jobId) ? await deps.jobStore.get(jobId) : null;
+  if (!job || job.accountId !== accountId) throw new AppError('not_found', ErrorMessages.jobNotFound);
+  return job;
+}
 
 /** GET /api/v1/job/:jobId: either key; reads only the job store; never rate limited. */
 export const jobRoutes = (deps: GatewayDeps) =>
   Router().get('/api/v1/job/:jobId', authenticate(deps.credentials, { allow: 'either' }), async (req, res) => {
-    const jobId = req.params.jobId as string;
-    const job = JOB_ID.test(jobId) ? await deps.jobStore.get(jobId) : null;
-    if (!job || job.accountId !== authOf(res).account.id) throw new AppError('not_found', ErrorMessages.jobNotFound);
+    const job = await findOwnJob(deps, authOf(res).account.id, req.params.jobId as string);
     const finished = job.status === 'completed' || job.status === 'failed';
     res.setHeader('Cache-Control', finished ? 'private, max-age=60' : 'no-cache');
     res.json(toJobView(job));

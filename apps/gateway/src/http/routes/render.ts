@@ -2,7 +2,8 @@ import { Router, type Response } from 'express';
 import { renderQuerySchema, type GenerationRequest } from '@promptpix/contracts';
 import { AppError, cacheKeyOf, decideFromCache, fieldError, normalizePrompt, quotaHeaders, type JobRecord, type JobStore } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
-import { authenticate, authOf } from '../middleware/auth';
+import { authenticate, authOf, callerOf } from '../middleware/auth';
+import { assertPromptAllowed } from '../prompt-safety';
 import { rateLimit } from '../middleware/rate-limit';
 import { redirectFound } from '../redirect';
 import { parseOrThrow } from '../validate';
@@ -34,6 +35,7 @@ function redirect(res: Response, url: string) {
 export const renderRoutes = (deps: GatewayDeps) =>
   Router().get('/api/v1/render', authenticate(deps.credentials, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
     const query = parseOrThrow(renderQuerySchema, req.query);
+    assertPromptAllowed(deps.promptSafety, query.prompt, query.age);
     const { account } = authOf(res);
     if (query.character && !(await deps.characters.exists(account.id, query.character))) throw fieldError('character', 'Unknown character');
     const request: GenerationRequest = {
@@ -45,23 +47,29 @@ export const renderRoutes = (deps: GatewayDeps) =>
       height: query.height,
       format: query.format,
       ageBucket: query.age,
+      seed: query.seed,
+      negativePrompt: query.negativePrompt,
     };
 
-    // Hot path: an existing image is one cache query and a redirect (no job, no quota read).
+    // Hot path: an existing image is one cache query (usually none: the memo) and a redirect, with
+    // the quota headers (an extension) from a read at most a second old; a failed read only drops them.
     const candidates = await deps.findCached(cacheKeyOf(account.id, request));
     const cached = decideFromCache(candidates, request);
     if (cached.kind === 'exact') {
       deps.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: cached.image.id, metadata: { via: 'render' } });
+      const state = await deps.recentQuota(account).catch(() => null);
+      if (state) res.set(quotaHeaders(state));
       return redirect(res, deps.storage.publicUrl(cached.image.storageKey));
     }
 
     let started;
     try {
-      started = await deps.generations.startWithCandidates(account, request, candidates);
+      started = await deps.generations.startWithCandidates(account, request, candidates, { caller: callerOf(authOf(res), deps.activeJobsPerKey) });
     } catch (error) {
       if (!(error instanceof AppError) || error.kind !== 'quota_exceeded') throw error;
       const fallback = await deps.images.findLatestByPrompt(account.id, normalizePrompt(query.prompt));
       if (!fallback) throw error;
+      res.set(error.headers);
       return redirect(res, deps.storage.publicUrl(fallback.storageKey));
     }
     if (started.outcome === 'generated') res.set(quotaHeaders(started.quota));

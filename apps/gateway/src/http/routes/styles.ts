@@ -6,7 +6,8 @@ import { authenticate, authOf } from '../middleware/auth';
 /** Styles lists: an hour fresh, a day stale (spec, Durations). */
 const CACHE = 'max-age=3600, stale-while-revalidate=86400';
 
-const publicEntries = (previews: Record<string, string>) =>
+/** Every preset as GET /api/v1/styles/public lists it (the dashboard's gallery adds `locked`). */
+export const publicStyleEntries = (previews: Record<string, string>) =>
   STYLE_PRESETS.map((p) => ({
     id: p.id,
     name: p.name,
@@ -25,7 +26,7 @@ const publicEntries = (previews: Record<string, string>) =>
 export const styleRoutes = (deps: GatewayDeps) =>
   Router()
     .get('/api/v1/styles/public', (_req, res) => {
-      const styles = publicEntries(deps.stylePreviews());
+      const styles = publicStyleEntries(deps.stylePreviews());
       res.setHeader('Cache-Control', `public, ${CACHE}`);
       res.setHeader('Access-Control-Allow-Origin', '*');
       res.json({ styles, count: styles.length });

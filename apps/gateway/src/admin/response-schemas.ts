@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { plans } from '@promptpix/core';
+
+/** Answers of the operator API, for its OpenAPI description (handlers in ./routes.ts). */
+
+export const adminAccountSchema = z
+  .object({
+    id: z.uuid(),
+    handle: z.string(),
+    email: z.string(),
+    plan: z.enum(plans),
+    status: z.enum(['pending', 'approved', 'suspended', 'banned']),
+    monthlyGenerations: z.int().nullable().meta({ description: "Overrides the plan's monthly limit; null uses the plan's" }),
+    quotaUsed: z.int(),
+    quotaPeriodStart: z.iso.datetime({ offset: true }),
+    createdAt: z.iso.datetime({ offset: true }),
+    mail: z
+      .enum(['sent', 'failed'])
+      .optional()
+      .meta({ description: 'Present when this call approved the account: whether the approval e-mail with its dashboard sign-in link went out (a failure is logged; the call still succeeds)' }),
+  })
+  .meta({ id: 'AdminAccount' });
+
+export const adminCreatedKeySchema = z
+  .object({
+    id: z.uuid(),
+    key: z.string().meta({ description: 'The key itself, shown this once; only its hash is stored', example: 'pk_live_3xT9...' }),
+    kind: z.enum(['secret', 'publishable']),
+    name: z.string(),
+    domains: z.array(z.string()),
+  })
+  .meta({ id: 'AdminCreatedKey' });
+
+export const adminPermalinkSchema = z
+  .object({ name: z.string(), url: z.url().meta({ description: 'The permanent URL, /api/img/{handle}/{name}' }), imageIds: z.array(z.uuid()) })
+  .meta({ id: 'AdminPermalink' });
+
+export const adminStyleSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    tags: z.array(z.string()),
+    baseStyle: z.string().nullable(),
+    promptTemplate: z.string().nullable(),
+  })
+  .meta({ id: 'AdminStyle' });
+
+export const adminQueueSchema = z
+  .object({
+    depth: z.object({ waiting: z.int(), active: z.int(), delayed: z.int(), failed: z.int() }),
+    failed: z.array(z.object({ jobId: z.string(), error: z.string(), attemptsMade: z.int(), failedAt: z.string().nullable() })),
+  })
+  .meta({ id: 'AdminQueue' });
+
+export const adminRetriedSchema = z.object({ jobId: z.string(), status: z.literal('queued') }).meta({ id: 'AdminRetried' });
+
+export const adminLibrarySeedSchema = z.object({ seeded: z.int().min(0), existing: z.int().min(0) }).meta({ id: 'AdminLibrarySeed' });
+
+export const adminSignInLinkSchema = z
+  .object({
+    url: z.string().meta({ description: 'The one-time dashboard sign-in link; hand it to the account holder', example: 'https://promptpix.example.com/dashboard/sign-in#token=…' }),
+    expiresAt: z.iso.datetime().meta({ description: 'When the link stops working (7 days); it works once before then' }),
+  })
+  .meta({ id: 'AdminSignInLink' });
+
+export const adminWebhookSecretSchema = z
+  .object({ secret: z.string().meta({ description: "The account's webhook signing secret (Standard Webhooks `whsec_` + base64)", example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }) })
+  .meta({ id: 'AdminWebhookSecret' });
+
+export const adminWebhookDeliverySchema = z
+  .object({
+    id: z.uuid().meta({ description: 'The `webhook-id` every attempt carried' }),
+    jobId: z.string(),
+    event: z.enum(['completed', 'failed']).nullable().meta({ description: 'Null while waiting for the job to finish' }),
+    url: z.string(),
+    status: z.enum(['waiting', 'pending', 'delivered', 'failed', 'blocked']).meta({
+      description: 'waiting: for a job in flight; pending: queued or being retried; delivered; failed: every attempt failed; blocked: the SSRF guard refused the address (not retried)',
+    }),
+    attempts: z.int().min(0),
+    lastStatusCode: z.int().nullable(),
+    lastError: z.string().nullable(),
+    createdAt: z.iso.datetime({ offset: true }),
+    lastAttemptAt: z.iso.datetime({ offset: true }).nullable(),
+    deliveredAt: z.iso.datetime({ offset: true }).nullable(),
+  })
+  .meta({ id: 'AdminWebhookDelivery' });
+
+export const adminWebhookDeliveriesSchema = z.object({ deliveries: z.array(adminWebhookDeliverySchema) }).meta({ id: 'AdminWebhookDeliveries' });

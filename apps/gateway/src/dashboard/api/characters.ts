@@ -1,0 +1,50 @@
+import { Router } from 'express';
+import { AppError, isUuid } from '@promptpix/core';
+import type { CharacterRepository } from '@promptpix/db';
+import type { GatewayDeps } from '../../deps';
+import { createAccountCharacter, patchAccountCharacter } from '../../account-ops/characters';
+import { parseOrThrow } from '../../http/validate';
+import type { CharacterView } from '../contract';
+import { signedIn } from '../session';
+import { createCharacterBodySchema, patchCharacterBodySchema } from './schemas';
+
+type CharacterRow = Awaited<ReturnType<CharacterRepository['listForAccount']>>[number];
+
+const characterView = (c: CharacterRow): CharacterView => ({
+  id: c.id,
+  name: c.name,
+  description: c.description,
+  specSheet: c.specSheet,
+  behavior: c.behavior,
+  lockedStyle: c.lockedStyle,
+  lockedFamily: c.lockedFamily,
+  referenceCount: c._count.references,
+  createdAt: c.createdAt.toISOString(),
+});
+
+const notFound = () => new AppError('not_found', 'Character not found');
+
+/** The account's characters: the operator API's validation and reference storage. */
+export const characterRoutes = (deps: GatewayDeps) =>
+  Router()
+    .get('/dashboard/api/characters', async (_req, res) => {
+      const rows = await deps.characters.listForAccount(signedIn(res).account.id);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ characters: rows.map(characterView) });
+    })
+    .post('/dashboard/api/characters', async (req, res) => {
+      const input = parseOrThrow(createCharacterBodySchema, req.body);
+      const character = await createAccountCharacter(deps, signedIn(res).account.id, input);
+      res.status(201).json(characterView(character));
+    })
+    .patch('/dashboard/api/characters/:id', async (req, res) => {
+      const input = parseOrThrow(patchCharacterBodySchema, req.body);
+      if (!isUuid(req.params.id)) throw notFound();
+      const character = await patchAccountCharacter(deps, signedIn(res).account.id, req.params.id, input);
+      if (!character) throw notFound();
+      res.json(characterView(character));
+    })
+    .delete('/dashboard/api/characters/:id', async (req, res) => {
+      if (!isUuid(req.params.id) || !(await deps.characters.delete(signedIn(res).account.id, req.params.id))) throw notFound();
+      res.status(204).end();
+    });

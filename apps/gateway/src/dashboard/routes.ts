@@ -1,0 +1,21 @@
+import { Router } from 'express';
+import type { GatewayDeps } from '../deps';
+import { dashboardApiRoutes } from './api/routes';
+import { signInRoutes } from './auth/routes';
+import { dashboardRateLimit } from './rate-limit';
+import { loadSession, requireApproved, requireCsrf, requireSession } from './session';
+import { dashboardPageRoutes } from './web/page-routes';
+
+/**
+ * The account dashboard under /dashboard: the browser app's pages and assets, the sign-in
+ * endpoints, and the JSON API the app calls (./contract.ts lists every route).
+ */
+export function dashboardRoutes(deps: GatewayDeps) {
+  const router = Router();
+  router.use('/dashboard/api', loadSession(deps));
+  router.use(signInRoutes(deps));
+  router.use('/dashboard/api', requireSession(), requireCsrf(deps.publicBaseUrl), requireApproved(), dashboardRateLimit(deps));
+  router.use(dashboardApiRoutes(deps));
+  router.use(dashboardPageRoutes(deps));
+  return router;
+}

@@ -1,0 +1,67 @@
+/**
+ * The typed fetch wrapper of the dashboard: JSON in and out, the session's CSRF token on every
+ * state-changing request, 401 sends the browser to the sign-in page, and errors carry the API's
+ * `{ error, details.fieldErrors }` for the form that sent them.
+ */
+import type { SessionView } from '../../contract';
+import { BASE, navigate } from './router';
+
+const CSRF_HEADER = 'X-CSRF-Token';
+let csrfToken: string | null = null;
+let session: SessionView | null = null;
+
+export function setSession(next: SessionView | null): void {
+  session = next;
+  csrfToken = next?.csrfToken ?? null;
+}
+
+export const currentSession = (): SessionView | null => session;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fieldErrors: Record<string, string[]> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** Paths that answer 401 as part of their normal flow: no redirect for them. */
+const NO_REDIRECT = [`${BASE}/api/session`, `${BASE}/api/sign-in`];
+
+export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers[CSRF_HEADER] = csrfToken;
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  } catch {
+    throw new ApiError(0, 'The service could not be reached. Check your connection and try again.');
+  }
+  const text = await response.text();
+  let data: any = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) {
+    if (response.status === 401 && !NO_REDIRECT.some((p) => path.startsWith(p))) {
+      setSession(null);
+      navigate(`${BASE}/sign-in`, { replace: true });
+    }
+    const message = typeof data?.error === 'string' ? data.error : `Request failed (${response.status})`;
+    const fieldErrors = data?.details?.fieldErrors && typeof data.details.fieldErrors === 'object' ? data.details.fieldErrors : {};
+    throw new ApiError(response.status, message, fieldErrors);
+  }
+  return data as T;
+}
+
+export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export const fieldError = (error: unknown, field: string): string | undefined =>
+  error instanceof ApiError ? error.fieldErrors[field]?.join(' ') : undefined;

@@ -1,0 +1,128 @@
+import { useState } from 'preact/hooks';
+import type { UsageDay, UsageView } from '../../../contract';
+import { BASE } from '../router';
+import { Card, Field, Loaded, PageHeader, formatDate, formatNumber, useResource } from '../ui';
+
+const PLAN_LABEL: Record<string, string> = { free: 'Free', hobby: 'Hobby', pro: 'Pro', business: 'Business', enterprise: 'Enterprise' };
+
+type Metric = keyof Omit<UsageDay, 'date'>;
+
+/** The charts under the stats, in order: a metric of the days, its label and its colour. */
+const CHARTS: Array<{ metric: Metric; label: string; tone: string }> = [
+  { metric: 'generations', label: 'Generations', tone: 'accent' },
+  { metric: 'cacheHits', label: 'Cache hits', tone: 'teal' },
+  { metric: 'impressions', label: 'Impressions', tone: 'amber' },
+  { metric: 'clicks', label: 'Clicks', tone: 'rose' },
+];
+
+/** A bar per day, drawn as inline SVG; each bar has a <title>, the chart a summary label. */
+function BarChart({ days, metric, label, tone }: { days: UsageDay[]; metric: Metric; label: string; tone: string }) {
+  const values = days.map((d) => d[metric]);
+  const max = Math.max(1, ...values);
+  const total = values.reduce((a, b) => a + b, 0);
+  const width = 600;
+  const height = 140;
+  const gap = days.length > 45 ? 1 : 3;
+  const bar = Math.max(1, (width - gap * (days.length - 1)) / Math.max(1, days.length));
+  const peakDay = days[values.indexOf(Math.max(...values))];
+  const summary = `${label}: ${formatNumber(total)} in ${days.length} days${total ? `, peak ${formatNumber(max)} on ${peakDay ? formatDate(peakDay.date) : ''}` : ''}.`;
+  return (
+    <figure class="chart">
+      <figcaption>
+        <span>{label}</span>
+        <strong>{formatNumber(total)}</strong>
+      </figcaption>
+      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={summary} preserveAspectRatio="none" class={`chart-svg tone-${tone}`}>
+        <title>{summary}</title>
+        <line x1="0" x2={width} y1={height} y2={height} class="chart-axis" />
+        <line x1="0" x2={width} y1={height / 2} y2={height / 2} class="chart-grid" />
+        <line x1="0" x2={width} y1="1" y2="1" class="chart-grid" />
+        {days.map((d, i) => {
+          const h = (d[metric] / max) * (height - 4);
+          return (
+            <rect key={d.date} x={i * (bar + gap)} y={height - h} width={bar} height={Math.max(h, d[metric] ? 2 : 0)} rx={Math.min(3, bar / 3)} class="chart-bar">
+              <title>{`${formatDate(d.date)}: ${formatNumber(d[metric])} ${label.toLowerCase()}`}</title>
+            </rect>
+          );
+        })}
+      </svg>
+      {days.length > 0 && (
+        <p class="chart-scale muted small" aria-hidden="true">
+          <span>{formatDate(days[0].date)}</span>
+          <span>max {formatNumber(max)} / day</span>
+          <span>{formatDate(days[days.length - 1].date)}</span>
+        </p>
+      )}
+    </figure>
+  );
+}
+
+export function UsagePage() {
+  const [days, setDays] = useState(30);
+  const usage = useResource<UsageView>(`${BASE}/api/usage?days=${days}`);
+  const quota = usage.data?.quota;
+  const percent = quota ? Math.min(100, Math.round((quota.used / Math.max(1, quota.limit)) * 100)) : 0;
+  return (
+    <>
+      <PageHeader
+        title="Usage"
+        description="Generations count toward your monthly quota; cache hits, impressions and clicks are free."
+        actions={
+          <div class="inline-form">
+            <Field label="Period">
+              {(p) => (
+                <select {...p} value={String(days)} onChange={(e) => setDays(Number(e.currentTarget.value))}>
+                  <option value="7">Last 7 days</option>
+                  <option value="30">Last 30 days</option>
+                  <option value="90">Last 90 days</option>
+                </select>
+              )}
+            </Field>
+            <a class="btn btn-secondary" href={`${BASE}/api/usage.csv?days=${days}`} download={`promptpix-usage-${days}d.csv`}>
+              Export CSV
+            </a>
+          </div>
+        }
+      />
+      <Loaded resource={usage} label="Loading usage…">
+        {(data) => (
+          <>
+            <div class="stats">
+              <Card class="stat stat-quota">
+                <p class="stat-label">Generations this period</p>
+                <p class="stat-value">
+                  {formatNumber(data.quota.used)} <span class="muted">/ {formatNumber(data.quota.limit)}</span>
+                </p>
+                <div class={`progress${percent >= 90 ? ' is-high' : ''}`} role="progressbar" aria-label="Quota used" aria-valuemin={0} aria-valuemax={data.quota.limit} aria-valuenow={data.quota.used} aria-valuetext={`${percent}% of the quota used`}>
+                  <span style={{ width: `${percent}%` }} />
+                </div>
+                <p class="muted small">
+                  {percent}% used · resets {formatDate(data.quota.resetAt)}
+                </p>
+              </Card>
+              <Card class="stat">
+                <p class="stat-label">Plan</p>
+                <p class="stat-value">{PLAN_LABEL[data.plan] ?? data.plan}</p>
+                <p class="muted small">{formatNumber(data.quota.limit)} generations a month</p>
+              </Card>
+              <Card class="stat">
+                <p class="stat-label">Rate limit</p>
+                <p class="stat-value">
+                  {formatNumber(data.rateLimit.requestsPerMinute)} <span class="muted">/ min</span>
+                </p>
+                <p class="muted small">Requests per minute per key</p>
+              </Card>
+            </div>
+            <div class="charts">
+              {CHARTS.map((chart) => (
+                <Card key={chart.metric}>
+                  <BarChart days={data.daily} {...chart} />
+                </Card>
+              ))}
+            </div>
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}

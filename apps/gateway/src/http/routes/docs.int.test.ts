@@ -1,0 +1,73 @@
+/**
+ * The API reference page in a real browser (Debian's Chromium via playwright-core): it renders
+ * every documented operation from /api/openapi.json and loads nothing from another host.
+ * A missing Chromium fails the run; it never skips.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { methodsOf } from '../../openapi/document-walk';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'test-artifacts');
+
+jest.setTimeout(90_000);
+
+let service: TestService;
+let context: BrowserContext;
+let profile: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is required at ${CHROMIUM} for the browser tests; run bash scripts/ensure-test-services.sh (installs Debian's chromium).`);
+  service = await startTestService('embedded');
+  profile = mkdtempSync(join(tmpdir(), 'promptpix-docs-chromium-'));
+  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
+});
+
+afterAll(async () => {
+  await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  await service?.stop();
+});
+
+describe('GET /docs', () => {
+  it('renders every operation of the document with assets from this service only', async () => {
+    const document = await (await fetch(`${service.baseUrl}/api/openapi.json`)).json();
+    // Swagger UI draws the outgoing webhooks (OpenAPI 3.1 `webhooks`) as operations too.
+    const operations = [...Object.values<object>(document.paths), ...Object.values<object>(document.webhooks ?? {})].reduce((n, item) => n + methodsOf(item).length, 0);
+
+    const page = await context.newPage();
+    const errors: string[] = [];
+    const foreign: string[] = [];
+    page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+    });
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.protocol !== 'data:' && url.origin !== service.baseUrl) foreign.push(request.url());
+    });
+
+    const response = await page.goto(`${service.baseUrl}/docs`);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("default-src 'self'");
+    await page.waitForFunction((n) => document.querySelectorAll('.opblock').length === n, operations, { timeout: 30_000 });
+    await expect(page.locator('.info .title').first().textContent()).resolves.toContain('PromptPix API');
+    await expect(page.locator('.opblock-summary-path', { hasText: '/api/v1/generate' }).count()).resolves.toBeGreaterThan(0);
+
+    // Opening an operation shows its request body schema, bounds included.
+    await page.locator('#operations-Generation-generate .opblock-summary').click();
+    await page.locator('#operations-Generation-generate .opblock-body').waitFor();
+    const generate = await page.locator('#operations-Generation-generate').textContent();
+    for (const text of ['X-Quota-Used', 'Rate limit exceeded', 'pending_approval', 'Generation quota exceeded']) expect(generate).toContain(text);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-reference.png'), fullPage: false });
+    expect(errors).toEqual([]);
+    expect(foreign).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,88 @@
+import { Router, type Request, type Response } from 'express';
+import { AppError, type JobRecord } from '@promptpix/core';
+import { ErrorMessages, type JobView } from '@promptpix/contracts';
+import type { GatewayDeps } from '../../deps';
+import { authenticate, authOf } from '../middleware/auth';
+import { JOB_ID, toJobView } from './jobs';
+
+/**
+ * How often an open stream reads the job (one job store read; the queue position too while
+ * queued). Reading beats a push from the worker here: a queued job's position moves when
+ * other jobs move, which no change to its own record would announce.
+ */
+const TICK_MS = 500;
+const HEARTBEAT_MS = 15_000;
+/** Nothing streams for longer; a client that still waits reconnects or polls. */
+const MAX_STREAM_MS = 10 * 60_000;
+
+export type JobProgress = JobView & { position?: number };
+
+const isFinished = (job: JobRecord) => job.status === 'completed' || job.status === 'failed';
+
+/** One `status` event: the job as GET /api/v1/job/:jobId shows it, plus the jobs ahead of it while it waits. */
+export function progressEvent(job: JobRecord, position: number | null): { id: string; data: JobProgress } {
+  const data: JobProgress = toJobView(job);
+  if (job.status === 'queued' && position !== null) data.position = position;
+  return { id: data.position === undefined ? job.status : `${job.status}-${data.position}`, data };
+}
+
+export const sseFrame = (id: string, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/** Writes the job's state now and on each change until it finishes, disappears, the client leaves or the stream is too old. */
+function streamProgress(deps: GatewayDeps, req: Request, res: Response, first: JobRecord, read: () => Promise<JobRecord | null>): void {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+  let lastData = '';
+  let position: number | null = null;
+  let stopped = false;
+  let tick: NodeJS.Timeout | undefined;
+  const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+  const deadline = setTimeout(() => stop(), MAX_STREAM_MS);
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    clearTimeout(tick);
+    clearInterval(heartbeat);
+    clearTimeout(deadline);
+    res.end();
+  };
+  req.on('close', stop);
+
+  const observe = async (job: JobRecord | null) => {
+    if (!job) return stop();
+    // A failed position read keeps the last one rather than ending the stream.
+    if (job.status === 'queued') position = await deps.queue.position(job.jobId).catch(() => position);
+    if (stopped) return;
+    const { id, data } = progressEvent(job, position);
+    const text = JSON.stringify(data);
+    if (text !== lastData) res.write(sseFrame(id, 'status', data));
+    lastData = text;
+    if (isFinished(job)) stop();
+  };
+  const next = () => {
+    if (stopped) return;
+    tick = setTimeout(() => {
+      read()
+        .then(observe)
+        .catch((error: unknown) => deps.logger.warn('job events: job store read failed', { jobId: first.jobId, error }))
+        .finally(next);
+    }, TICK_MS);
+  };
+  observe(first).then(next, next);
+}
+
+/** GET /api/v1/job/:jobId/events: the job's status changes as Server-Sent Events; auth and 404s as GET /api/v1/job/:jobId; never rate limited. */
+export const jobEventRoutes = (deps: GatewayDeps) =>
+  Router().get('/api/v1/job/:jobId/events', authenticate(deps.credentials, { allow: 'either' }), async (req, res) => {
+    const jobId = req.params.jobId as string;
+    const accountId = authOf(res).account.id;
+    const read = async () => {
+      const job = await deps.jobStore.get(jobId);
+      return job?.accountId === accountId ? job : null;
+    };
+    const job = JOB_ID.test(jobId) ? await read() : null;
+    if (!job) throw new AppError('not_found', ErrorMessages.jobNotFound);
+    // EventSource reconnects whenever a stream ends; 204 is how a server tells it to stop.
+    if (isFinished(job) && req.get('last-event-id') === job.status) return void res.status(204).end();
+    if (req.method === 'HEAD') return void res.status(200).type('text/event-stream').end();
+    streamProgress(deps, req, res, job, read);
+  });

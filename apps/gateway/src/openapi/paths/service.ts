@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { auth, json } from '../shared';
+
+/** Operational and browser-facing routes outside the interface spec. */
+
+const checks = z.record(z.string(), z.enum(['ok', 'failed', 'timeout'])).meta({ description: 'database, redis (production shape) and storage', example: { database: 'ok', storage: 'ok' } });
+const text = (type: string, description: string) => ({ description, content: { [type]: { schema: { type: 'string' as const } } } });
+
+export const servicePaths: ZodOpenApiPathsObject = {
+  '/api/ready': {
+    get: {
+      tags: ['Service'],
+      operationId: 'ready',
+      summary: 'Readiness: database, Redis and storage reachable',
+      security: auth.none,
+      responses: {
+        '200': json(z.object({ status: z.literal('ready'), checks }), 'Ready for traffic'),
+        '503': json(z.object({ error: z.literal('Not ready'), checks }), 'A dependency did not answer in time'),
+      },
+    },
+  },
+  '/metrics': {
+    get: {
+      tags: ['Service'],
+      operationId: 'metrics',
+      summary: 'Prometheus metrics of this gateway',
+      security: [{}, { metricsToken: [] }],
+      responses: {
+        '200': text('text/plain', 'Prometheus text exposition format'),
+        '401': json(z.object({ error: z.literal('Unauthorized') }), 'METRICS_TOKEN is set and was not given'),
+      },
+    },
+  },
+  '/service-client.js': {
+    get: {
+      tags: ['Embed and analytics'],
+      operationId: 'serviceClientScript',
+      summary: 'The page script that fills <img data-service-prompt> elements',
+      description: 'Include it with `<script src="{base_url}/service-client.js" data-key="pk_live_..."></script>`. Cached five minutes, with an ETag.',
+      security: auth.none,
+      responses: { '200': text('text/javascript', 'The script'), '304': { description: 'Not modified (If-None-Match)' } },
+    },
+  },
+  '/demo': {
+    get: {
+      tags: ['Service'],
+      operationId: 'demoPage',
+      summary: 'A page that uses the page script with a publishable key (not served when NODE_ENV=production)',
+      security: auth.none,
+      requestParams: { query: z.object({ key: z.string().optional().meta({ description: 'A publishable key' }) }) },
+      responses: { '200': text('text/html', 'The page') },
+    },
+  },
+  '/files/{file}': {
+    get: {
+      tags: ['Service'],
+      operationId: 'localFile',
+      summary: 'An image file on local disk (embedded storage only)',
+      description: 'Content-addressed and immutable: cached for a year. With S3 storage, image URLs point at the bucket or CDN instead.',
+      security: auth.none,
+      requestParams: { path: z.object({ file: z.string().meta({ example: 'images/3f2a....webp' }) }) },
+      responses: {
+        '200': { description: 'The image', content: { 'image/webp': { schema: { type: 'string', format: 'binary' } }, 'image/png': { schema: { type: 'string', format: 'binary' } }, 'image/jpeg': { schema: { type: 'string', format: 'binary' } } } },
+        '404': json(z.object({ error: z.string() }), 'No such file'),
+      },
+    },
+  },
+  '/api/openapi.json': {
+    get: {
+      tags: ['Service'],
+      operationId: 'openApiDocument',
+      summary: 'This document',
+      security: auth.none,
+      responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } },
+    },
+  },
+  '/docs': {
+    get: {
+      tags: ['Service'],
+      operationId: 'referencePage',
+      summary: 'The API reference page (this document, rendered)',
+      security: auth.none,
+      responses: { '200': text('text/html', 'The page') },
+    },
+  },
+  '/docs/assets/{file}': {
+    get: {
+      tags: ['Service'],
+      operationId: 'referencePageAsset',
+      summary: "The reference page's scripts and styles (bundled from npm; nothing loads from other hosts)",
+      security: auth.none,
+      requestParams: { path: z.object({ file: z.string() }) },
+      responses: { '200': { description: 'A script, style sheet or icon' }, '404': json(z.object({ error: z.string() }), 'No such asset') },
+    },
+  },
+};

@@ -1,0 +1,67 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import type { OpenApiDocument } from './document';
+import { findOperation, resolveRef } from './document-walk';
+
+export interface RecordedResponse {
+  method: string;
+  /** The documented path template, e.g. /api/v1/job/{jobId}. */
+  path: string;
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body, or the text of a non-JSON one. */
+  body: unknown;
+}
+
+const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const mediaType = (contentType: string | null) => (contentType ?? '').split(';')[0].trim().toLowerCase();
+
+/**
+ * Checks a response recorded from the running service against the document: the status is
+ * documented for the operation, the content type is one it lists, a JSON body matches the
+ * schema (ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses) and required headers are present and
+ * well-formed. Returns the problems found; none means the response is as documented.
+ */
+export function createResponseValidator(doc: OpenApiDocument) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(doc as object, 'openapi');
+  const compiled = new Map<string, ValidateFunction>();
+  const validatorAt = (pointer: string) => {
+    let validate = compiled.get(pointer);
+    if (!validate) compiled.set(pointer, (validate = ajv.compile({ $ref: `openapi#${pointer}` })));
+    return validate;
+  };
+
+  return function check(r: RecordedResponse): string[] {
+    const where = `${r.method.toUpperCase()} ${r.path} → ${r.status}`;
+    const op = findOperation(doc, r.method, r.path);
+    if (!op) return [`${where}: operation not documented`];
+    const raw = op.responses?.[String(r.status)];
+    if (!raw) return [`${where}: status not documented (documented: ${Object.keys(op.responses ?? {}).join(', ')})`];
+    const response = resolveRef(doc, raw);
+    const base = raw.$ref ? raw.$ref.slice(1) : `/paths/${pointerKey(r.path)}/${r.method.toLowerCase()}/responses/${r.status}`;
+    const problems: string[] = [];
+
+    const documentedTypes = Object.keys(response.content ?? {});
+    const actualType = mediaType(r.headers.get('content-type'));
+    if (documentedTypes.length && !documentedTypes.includes(actualType)) problems.push(`${where}: content type ${actualType || '(none)'} not in ${documentedTypes.join(', ')}`);
+    if (actualType === 'application/json' && documentedTypes.includes('application/json')) {
+      const validate = validatorAt(`${base}/content/application~1json/schema`);
+      if (!validate(r.body)) problems.push(`${where}: body ${JSON.stringify(r.body)} does not match: ${ajv.errorsText(validate.errors)}`);
+    }
+
+    for (const [name, header] of Object.entries<any>(response.headers ?? {})) {
+      const value = r.headers.get(name);
+      if (value === null) {
+        if (header.required) problems.push(`${where}: required header ${name} missing`);
+        continue;
+      }
+      const type = header.schema?.type;
+      if (type === 'integer' && !/^\d+$/.test(value)) problems.push(`${where}: header ${name}=${value} is not an integer`);
+      if (header.schema?.format === 'date-time' && Number.isNaN(Date.parse(value))) problems.push(`${where}: header ${name}=${value} is not a timestamp`);
+    }
+    return problems;
+  };
+}

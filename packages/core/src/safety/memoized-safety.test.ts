@@ -1,0 +1,32 @@
+import { memoizePromptSafety } from './memoized-safety';
+import { createPromptSafety, PROMPT_NOT_FOR_CHILDREN_REASON } from './prompt-safety';
+
+describe('memoizePromptSafety', () => {
+  const counting = () => {
+    const real = createPromptSafety();
+    const calls: string[] = [];
+    return { calls, safety: { check: (prompt: string, age?: 'kids' | 'bigkids' | 'adults') => (calls.push(`${age}:${prompt}`), real.check(prompt, age)) } };
+  };
+
+  it('gives the verdicts of the filter it wraps, checking each prompt and age bucket once', () => {
+    const { calls, safety } = counting();
+    const memo = memoizePromptSafety(safety);
+    for (let i = 0; i < 3; i++) {
+      expect(memo.check('a knight with a bloody sword')).toEqual({ allowed: true });
+      expect(memo.check('a knight with a bloody sword', 'kids')).toEqual({ allowed: false, reason: PROMPT_NOT_FOR_CHILDREN_REASON });
+    }
+    expect(calls).toEqual(['undefined:a knight with a bloody sword', 'kids:a knight with a bloody sword']);
+  });
+
+  it('forgets the least recently used prompt first', () => {
+    const { calls, safety } = counting();
+    const memo = memoizePromptSafety(safety, 2);
+    memo.check('a');
+    memo.check('b');
+    memo.check('a');
+    memo.check('c'); // evicts b, the least recently used
+    memo.check('a');
+    memo.check('b');
+    expect(calls).toEqual(['undefined:a', 'undefined:b', 'undefined:c', 'undefined:b']);
+  });
+});

@@ -1,0 +1,69 @@
+import type { ActiveJobs, InvalidationBus, SingleFlight } from '../ports/coordination';
+import type { JobRecord, JobStore } from '../ports/job-store';
+import type { GenerationQueue } from '../ports/queue';
+import { releaseJobHolds } from './job-holds';
+import type { QuotaService } from './quota-service';
+import type { WebhookNotifier } from './webhook-notifier';
+
+/** What a cancelled job reports in `error`. */
+export const CANCELLED = 'cancelled';
+
+/** As long as a job record lives. */
+const CANCEL_CLAIM_SECONDS = 3600;
+
+export interface JobCancellationDeps {
+  jobStore: JobStore;
+  queue: Pick<GenerationQueue, 'remove'>;
+  quota: Pick<QuotaService, 'refund'>;
+  singleFlight: SingleFlight;
+  activeJobs: ActiveJobs;
+  /** Tells the worker running the job to stop its model call. */
+  invalidation: Pick<InvalidationBus, 'publish'>;
+  /** Tells the job's webhooks it ended failed ("cancelled"). */
+  webhookNotifier: Pick<WebhookNotifier, 'jobFinished'>;
+  now: () => Date;
+}
+
+export type CancelOutcome = { kind: 'cancelled'; job: JobRecord } | { kind: 'finished'; job: JobRecord } | { kind: 'not_found' };
+
+export const isCancelled = (job: Pick<JobRecord, 'status' | 'error'>): boolean => job.status === 'failed' && job.error === CANCELLED;
+
+/** A Cancel-After header's deadline: whole seconds, 1 to 3600 (a job lives an hour). */
+export function parseCancelAfter(header: string | undefined, now: Date): { cancelAt: string | null } | { error: string } {
+  if (header === undefined) return { cancelAt: null };
+  if (!/^\d{1,4}$/.test(header.trim()) || Number(header) < 1 || Number(header) > 3600) return { error: 'Must be a whole number of seconds from 1 to 3600' };
+  return { cancelAt: new Date(now.getTime() + Number(header) * 1000).toISOString() };
+}
+
+/**
+ * Cancelling a job (README, "Cancellation and deadlines"): a queued job leaves the queue; a
+ * running one is told to stop. Either way it reads `failed` with `error: "cancelled"` from now
+ * on, its quota unit comes back and its single-flight and per-key slots are freed. A job that
+ * already finished stays as it is. Cancelling twice is harmless.
+ */
+export const createJobCancellation = (d: JobCancellationDeps) => ({
+  async cancel(jobId: string, accountId: string | null): Promise<CancelOutcome> {
+    const job = await d.jobStore.get(jobId);
+    if (!job || (accountId !== null && job.accountId !== accountId)) return { kind: 'not_found' };
+    if (isCancelled(job)) return { kind: 'cancelled', job };
+    if (job.status === 'completed' || job.status === 'failed') return { kind: 'finished', job };
+
+    const patch = { status: 'failed' as const, error: CANCELLED, completedAt: d.now().toISOString(), ...(job.quotaCharged ? { quotaCharged: false } : {}) };
+    // A DELETE, the gateway's deadline timer and the worker's may race: one claim, one refund.
+    if ((await d.singleFlight.claim(`cancel:${jobId}`, jobId, CANCEL_CLAIM_SECONDS)) !== null) return { kind: 'cancelled', job: { ...job, ...patch } };
+    await d.queue.remove(jobId);
+    // Only a job still queued or running is cancelled; one that finished meanwhile keeps its outcome (and its charge).
+    if (!(await d.jobStore.update(jobId, patch, { ifStatus: ['queued', 'processing'] }))) {
+      const now = await d.jobStore.get(jobId);
+      return now ? { kind: isCancelled(now) ? 'cancelled' : 'finished', job: now } : { kind: 'not_found' };
+    }
+    // Refund after the job reads as failed, so the worker's own failure path cannot refund it too.
+    if (job.quotaCharged && job.quotaPeriodStart) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart));
+    await releaseJobHolds(d, job);
+    if (job.status === 'processing') await d.invalidation.publish({ kind: 'job-cancelled', jobId });
+    await d.webhookNotifier.jobFinished(jobId);
+    return { kind: 'cancelled', job: { ...job, ...patch } };
+  },
+});
+
+export type JobCancellation = ReturnType<typeof createJobCancellation>;

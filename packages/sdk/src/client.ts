@@ -1,0 +1,184 @@
+import { PromptPixError } from './errors';
+import { quotaFromHeaders } from './headers';
+import { createTransport, type Transport } from './transport';
+import { buildRenderUrl, normalizeBaseUrl, segment } from './urls';
+import { waitForCompletion, type WaitOptions } from './wait-for-image';
+import type {
+  AnalyticsAccepted,
+  AnalyticsEventInput,
+  Character,
+  CompletedJob,
+  EmbedElementInput,
+  EmbedResult,
+  GenerateInput,
+  GenerateResult,
+  InstantResult,
+  JobView,
+  PinResult,
+  PublicStyle,
+  RejectResult,
+  RenderQuery,
+  Style,
+} from './types';
+
+export interface PromptPixOptions {
+  /** Address of the service, e.g. `https://images.example.com` (a path prefix is kept). */
+  baseUrl: string;
+  /** A secret key (`sk_live_…`, servers only) or a publishable key (`pk_live_…`, browsers). */
+  apiKey: string;
+  /** A fetch implementation; defaults to the global one. */
+  fetch?: typeof fetch;
+}
+
+export interface RequestOptions {
+  /** Aborting rejects the call with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export interface GenerateOptions extends RequestOptions {
+  /**
+   * Sent as `Idempotency-Key`: retrying with the same key and body returns the first answer (same
+   * jobId) for 24 hours instead of starting a second generation. A UUID per logical request is typical.
+   */
+  idempotencyKey?: string;
+}
+
+/**
+ * Client of the promptpix API. Every method but `publicStyles` sends the key as
+ * `Authorization: Bearer …`; every 4xx/5xx is thrown as a subclass of PromptPixError.
+ */
+export class PromptPix {
+  readonly baseUrl: string;
+  // Private fields keep the key out of console.log and JSON.stringify of the client.
+  readonly #apiKey: string;
+  readonly #transport: Transport;
+
+  constructor(options: PromptPixOptions) {
+    this.baseUrl = normalizeBaseUrl(options.baseUrl);
+    this.#apiKey = options.apiKey;
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImpl !== 'function') throw new TypeError('No fetch implementation: pass one as options.fetch');
+    // Called as a plain function: window.fetch throws "Illegal invocation" when called as a method of another object.
+    this.#transport = createTransport({ baseUrl: this.baseUrl, apiKey: options.apiKey, fetch: (input, init) => fetchImpl(input, init) });
+  }
+
+  /** Starts a generation (secret key). Poll the job with `waitForImage`; `quota` comes from the X-Quota-* headers. */
+  async generate(body: GenerateInput, options: GenerateOptions = {}): Promise<GenerateResult> {
+    const { data, headers } = await this.#transport.json<{ jobId: string; status: 'queued' }>({
+      method: 'POST',
+      path: '/api/v1/generate',
+      body: { ...body, mode: 'generate' },
+      signal: options.signal,
+      headers: options.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': options.idempotencyKey },
+    });
+    return { jobId: data.jobId, status: data.status, quota: quotaFromHeaders(headers) };
+  }
+
+  /** The closest shared-library image at once, free of quota (secret key). Nothing close enough: NotFoundError. */
+  async instant(body: GenerateInput, options: RequestOptions = {}): Promise<InstantResult> {
+    const { data } = await this.#transport.json<InstantResult>({ method: 'POST', path: '/api/v1/generate', body: { ...body, mode: 'instant' }, signal: options.signal });
+    return data;
+  }
+
+  /** The job as it stands (either key). Unknown, expired (after an hour) or another account's: NotFoundError. */
+  async job(jobId: string, options: RequestOptions = {}): Promise<JobView> {
+    const { data } = await this.#transport.json<JobView>({ method: 'GET', path: `/api/v1/job/${segment(jobId)}`, signal: options.signal });
+    return data;
+  }
+
+  /**
+   * Cancels a queued or running job (secret key; an extension): it reads `failed` with
+   * `error: "cancelled"` and its quota unit comes back. A job that already finished: ConflictError.
+   */
+  async cancel(jobId: string, options: RequestOptions = {}): Promise<JobView> {
+    const { data } = await this.#transport.json<JobView>({ method: 'DELETE', path: `/api/v1/job/${segment(jobId)}`, signal: options.signal });
+    return data;
+  }
+
+  /**
+   * Polls the job (first after 1 s, then up to every 2 s) until it completes and resolves with
+   * it. A failed job throws GenerationFailedError, running past `timeoutMs` (default 3 minutes)
+   * TimeoutError, aborting `signal` its reason. Network errors, 5xx and 429 are retried with backoff.
+   */
+  waitForImage(jobId: string, options: WaitOptions = {}): Promise<CompletedJob> {
+    return waitForCompletion((id, signal) => this.job(id, { signal }), jobId, options);
+  }
+
+  /** `generate` then `waitForImage`: resolves with the completed job. */
+  async generateAndWait(body: GenerateInput, options: WaitOptions = {}): Promise<CompletedJob> {
+    const { jobId } = await this.generate(body, { signal: options.signal });
+    return this.waitForImage(jobId, options);
+  }
+
+  /**
+   * The URL of GET /api/v1/render for a prompt: it redirects (302) to the image, generating it
+   * first when needed.
+   *
+   * WARNING: the URL carries the client's key in its `key` query parameter, and render needs a
+   * secret key. Use it only where the URL stays private (server-side fetches, e-mails to
+   * yourself); never put it in a public page, where anyone could read the key.
+   */
+  renderUrl(query: RenderQuery): string {
+    return buildRenderUrl(this.baseUrl, this.#apiKey, query);
+  }
+
+  /**
+   * The stable address of an owned image (secret key): GET /api/v1/image/:id answers with a
+   * redirect, and this returns its Location. Passing the `jobId` that made the image lets the
+   * service answer from the job store.
+   *
+   * For servers: browsers hide manual redirects (an opaque response), so there this throws;
+   * in a browser use the `imageUrl` of the job instead. Unknown or not owned: NotFoundError.
+   */
+  async image(imageId: string, options: RequestOptions & { jobId?: string } = {}): Promise<string> {
+    const path = `/api/v1/image/${segment(imageId)}`;
+    const response = await this.#transport.send({ method: 'GET', path, query: { jobId: options.jobId }, redirect: 'manual', signal: options.signal });
+    const location = response.headers.get('location');
+    await response.body?.cancel().catch(() => undefined);
+    if (response.type === 'opaqueredirect') {
+      throw new PromptPixError('This runtime hides redirects (a browser): image() is for servers; use the job\'s imageUrl instead', { status: 0, body: null });
+    }
+    if (!location) throw new PromptPixError(`GET ${path}: expected a redirect, got HTTP ${response.status}`, { status: response.status, body: null });
+    return new URL(location, this.baseUrl + path).href;
+  }
+
+  /** Pins an owned image (secret key): its permalink serves it from now on; clears a rejection. */
+  async pin(imageId: string, options: RequestOptions = {}): Promise<PinResult> {
+    return (await this.#transport.json<PinResult>({ method: 'PATCH', path: `/api/v1/image/${segment(imageId)}/pin`, signal: options.signal })).data;
+  }
+
+  /** Unpins an owned image (secret key): its permalink goes back to rotating. */
+  async unpin(imageId: string, options: RequestOptions = {}): Promise<PinResult> {
+    return (await this.#transport.json<PinResult>({ method: 'DELETE', path: `/api/v1/image/${segment(imageId)}/pin`, signal: options.signal })).data;
+  }
+
+  /** Rejects an owned image (secret key): unpinned, unhooked from its permalink, the next request for its prompt makes a fresh one. */
+  async reject(imageId: string, options: RequestOptions = {}): Promise<RejectResult> {
+    return (await this.#transport.json<RejectResult>({ method: 'PATCH', path: `/api/v1/image/${segment(imageId)}/reject`, signal: options.signal })).data;
+  }
+
+  /** Styles the account may use (either key): its own first, then the presets its plan allows. */
+  async styles(options: RequestOptions = {}): Promise<Style[]> {
+    return (await this.#transport.json<{ styles: Style[] }>({ method: 'GET', path: '/api/v1/styles', signal: options.signal })).data.styles;
+  }
+
+  /** Every preset with category, tier and preview; sends no key. */
+  async publicStyles(options: RequestOptions = {}): Promise<PublicStyle[]> {
+    return (await this.#transport.json<{ styles: PublicStyle[] }>({ method: 'GET', path: '/api/v1/styles/public', authenticated: false, signal: options.signal })).data.styles;
+  }
+
+  /** The account's characters (secret key); reference images are never returned. */
+  async characters(options: RequestOptions = {}): Promise<Character[]> {
+    return (await this.#transport.json<{ characters: Character[] }>({ method: 'GET', path: '/api/v1/characters', signal: options.signal })).data.characters;
+  }
+
+  /** Resolves 1 to 50 elements in one call (either key): one result per element, in order; one failing element never fails the batch. */
+  async embedResolve(elements: EmbedElementInput[], options: RequestOptions = {}): Promise<EmbedResult[]> {
+    return (await this.#transport.json<{ results: EmbedResult[] }>({ method: 'POST', path: '/api/v1/embed/resolve', body: { elements }, signal: options.signal })).data.results;
+  }
+
+  /** Records 1 to 100 analytics events (either key). `accepted` means received, not necessarily stored. */
+  async analytics(events: AnalyticsEventInput[], options: RequestOptions = {}): Promise<AnalyticsAccepted> {
+    return (await this.#transport.json<AnalyticsAccepted>({ method: 'POST', path: '/api/v1/analytics/events', body: { events }, signal: options.signal })).data;
+  }
+}

@@ -1,0 +1,18 @@
+export { PromptPix, type GenerateOptions, type PromptPixOptions, type RequestOptions } from './client';
+export type { WaitOptions } from './wait-for-image';
+export {
+  AuthenticationError,
+  ConnectionError,
+  GenerationFailedError,
+  InvalidRequestError,
+  NotFoundError,
+  ConflictError,
+  PermissionError,
+  PromptPixError,
+  QuotaExceededError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  type ErrorBody,
+} from './errors';
+export type * from './types';

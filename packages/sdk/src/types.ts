@@ -1,0 +1,55 @@
+/**
+ * Public types of the SDK. Wire shapes come from @promptpix/contracts, the package the gateway
+ * validates with and the page script shares, through type-only imports: a bundle of the SDK
+ * never contains zod or the schemas.
+ */
+import type { AgeBucket, GenerateBodyInput, ImageFormat, JobView } from '@promptpix/contracts';
+
+export type {
+  AgeBucket,
+  AnalyticsAccepted,
+  AnalyticsEventInput,
+  Character,
+  EmbedElementInput,
+  EmbedResult,
+  ImageFormat,
+  InstantResult,
+  JobStatus,
+  JobView,
+  PinResult,
+  PublicStyle,
+  RejectResult,
+  Style,
+} from '@promptpix/contracts';
+
+/** Body of a generation (and of an instant match); `mode` is chosen by the method called. */
+export type GenerateInput = Omit<GenerateBodyInput, 'mode'>;
+
+/** The monthly generation quota as the X-Quota-* headers report it. */
+export interface QuotaInfo {
+  used: number;
+  limit: number;
+  /** ISO 8601 timestamp of the next reset (a rolling monthly date). */
+  resetAt: string;
+}
+
+export interface GenerateResult {
+  jobId: string;
+  status: 'queued';
+  /** From the X-Quota-* headers; null only when a server sent none (the spec says every 202 carries them). */
+  quota: QuotaInfo | null;
+}
+
+/** A job that finished with an image: imageUrl, imageId and completedAt are always set. */
+export type CompletedJob = JobView & { status: 'completed'; imageUrl: string; imageId: string; completedAt: string };
+
+/** Query of GET /api/v1/render. */
+export interface RenderQuery {
+  prompt: string;
+  style?: string;
+  character?: string;
+  width?: number;
+  height?: number;
+  format?: ImageFormat;
+  age?: AgeBucket;
+}
