@@ -85,9 +85,19 @@ export async function acquirePGlite(dataDir?: string): Promise<{ pglite: PGlite;
 
 // --- openDatabase -------------------------------------------------------------------------------
 
-export async function openDatabase(config: DatabaseConfig): Promise<Database> {
+export interface OpenDatabaseOptions {
+  /** An idle pooled connection was closed by the server (restart, failover, pg_terminate_backend). */
+  onConnectionLost?: (error: Error) => void;
+}
+
+export async function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Promise<Database> {
   if (config.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: config.url, ...(config.poolSize ? { max: config.poolSize } : {}) });
+    // Without a listener of our own an idle connection's error is an uncaught exception that ends
+    // the process: Prisma's listener is gone before it has connected and after $disconnect, and
+    // pool.end() resolves before its connections have finished closing. The pool has already
+    // dropped the dead connection and opens a new one on the next query.
+    pool.on('error', (error) => options.onConnectionLost?.(error));
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     let closed = false;
     const database: Database = {

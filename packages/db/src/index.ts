@@ -1,5 +1,5 @@
 export { openDatabase } from './client';
-export type { Database, DatabaseConfig } from './client';
+export type { Database, DatabaseConfig, OpenDatabaseOptions } from './client';
 export type { SqlClient } from './sql';
 export { migrateDatabase, migrationStatus } from './migrations/runner';
 export type { MigrateOptions, MigrationStatus } from './migrations/runner';

@@ -128,7 +128,9 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     const { applied } = await migrateDatabase(config.database, { log: (line) => logger.debug(line) });
     if (applied.length > 0) logger.info('database migrated', { applied });
   }
-  const db = await openDatabase(config.database);
+  const db = await openDatabase(config.database, {
+    onConnectionLost: (error) => logger.warn('database connection lost; the next query reconnects', { error: error.message }),
+  });
   const redis = config.redis ? await connectRedis(config.redis.url) : null;
   const prefix = config.redis ? `${config.redis.prefix}:` : '';
 
