@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { createJobCancellation, type QueueConsumer } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import { instrumentGenerationJobs, instrumentModel } from '@promptpix/runtime/src/metrics';
+import { housekeepingTasks, startHousekeeping } from './housekeeping';
 import { createCharacterReferences } from './processors/character-references';
 import { createGenerationProcessor } from './processors/generation';
 import { createWebhookDeliveryProcessor } from './processors/webhook-delivery';
@@ -57,15 +58,20 @@ export function startWebhookWorker(infra: Infrastructure, config: Config, logger
   return infra.webhookQueue.consume(processor.handle, { concurrency, onFinalFailure: processor.onFinalFailure });
 }
 
-/** Every consumer a worker process runs: generation jobs, then webhook deliveries. Closing stops them in that order. */
+/**
+ * Everything a worker process runs: generation jobs, webhook deliveries and hourly housekeeping.
+ * Closing stops them in that order.
+ */
 export function startWorkers(infra: Infrastructure, config: Config, logger: Logger): QueueConsumer {
   const generation = startGenerationWorker(infra, config, logger);
   const webhooks = startWebhookWorker(infra, config, logger);
+  const housekeeping = startHousekeeping({ tasks: housekeepingTasks(infra), logger });
   return {
     async close() {
       // Generation first: a job finishing while it drains still queues its webhooks.
       await generation.close();
       await webhooks.close();
+      await housekeeping.close();
     },
   };
 }

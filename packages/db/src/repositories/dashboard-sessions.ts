@@ -27,6 +27,11 @@ export const createDashboardSessionRepository = (prisma: PrismaClient) => ({
     await prisma.dashboardSession.deleteMany({ where: { id } });
   },
 
+  /** Drops every expired session (housekeeping: accounts that never sign in again). */
+  async removeExpired(now: Date): Promise<number> {
+    return (await prisma.dashboardSession.deleteMany({ where: { expiresAt: { lte: now } } })).count;
+  },
+
   /** Signs an account out everywhere (suspended or banned). */
   async removeForAccount(accountId: string): Promise<void> {
     await prisma.dashboardSession.deleteMany({ where: { accountId } });

@@ -3,6 +3,7 @@ import type { PrismaClient } from '../generated/client';
 
 /** Expired links are kept a day so a late click reads "expired" rather than "invalid". */
 const KEEP_EXPIRED_MS = 86_400_000;
+const staleBefore = (now: Date) => ({ lt: new Date(now.getTime() - KEEP_EXPIRED_MS) });
 
 export type SignInLinkOutcome = { outcome: 'ok'; accountId: string } | { outcome: 'expired' | 'used' | 'unknown' };
 
@@ -15,10 +16,15 @@ export const createSignInLinkRepository = (prisma: PrismaClient) => ({
   async create(accountId: string, expiresAt: Date, now = new Date()): Promise<{ id: string; token: string; expiresAt: Date }> {
     const token = newSecretToken();
     const [, row] = await prisma.$transaction([
-      prisma.signInLink.deleteMany({ where: { accountId, expiresAt: { lt: new Date(now.getTime() - KEEP_EXPIRED_MS) } } }),
+      prisma.signInLink.deleteMany({ where: { accountId, expiresAt: staleBefore(now) } }),
       prisma.signInLink.create({ data: { accountId, tokenHash: hashSecretToken(token), expiresAt } }),
     ]);
     return { id: row.id, token, expiresAt: row.expiresAt };
+  },
+
+  /** Drops every link that expired over a day ago (housekeeping: accounts that never sign in again). */
+  async removeStale(now: Date): Promise<number> {
+    return (await prisma.signInLink.deleteMany({ where: { expiresAt: staleBefore(now) } })).count;
   },
 
   /**

@@ -1,5 +1,5 @@
 import { newWebhookSecret, type WebhookDelivery, type WebhookDeliveryStore } from '@promptpix/core';
-import type { PrismaClient } from '../generated/client';
+import type { Prisma, PrismaClient } from '../generated/client';
 
 const DAY_MS = 86_400_000;
 
@@ -9,6 +9,8 @@ const DAY_MS = 86_400_000;
  * next delivery is claimed, so the log keeps a window instead of growing for ever.
  */
 export const createWebhookRepository = (prisma: PrismaClient, { logDays = 30, now = () => new Date() }: { logDays?: number; now?: () => Date } = {}) => {
+  const outOfWindow = (): Prisma.WebhookDeliveryWhereInput => ({ status: { in: ['delivered', 'failed', 'blocked'] }, createdAt: { lt: new Date(now().getTime() - logDays * DAY_MS) } });
+
   async function secretFor(accountId: string): Promise<string> {
     // Made on first need; the condition keeps the first of two concurrent makers.
     await prisma.account.updateMany({ where: { id: accountId, webhookSecret: null }, data: { webhookSecret: newWebhookSecret() } });
@@ -37,9 +39,7 @@ export const createWebhookRepository = (prisma: PrismaClient, { logDays = 30, no
       });
       const claimed = [...created, ...subscribed].map((row) => row.id);
       if (claimed.length > 0) {
-        await prisma.webhookDelivery.deleteMany({
-          where: { accountId, status: { in: ['delivered', 'failed', 'blocked'] }, createdAt: { lt: new Date(now().getTime() - logDays * DAY_MS) } },
-        });
+        await prisma.webhookDelivery.deleteMany({ where: { accountId, ...outOfWindow() } });
       }
       return claimed;
     },
@@ -80,6 +80,11 @@ export const createWebhookRepository = (prisma: PrismaClient, { logDays = 30, no
       const secret = newWebhookSecret();
       await prisma.account.update({ where: { id: accountId }, data: { webhookSecret: secret } });
       return secret;
+    },
+
+    /** Drops every account's finished deliveries older than the window (housekeeping). */
+    async pruneLog(): Promise<number> {
+      return (await prisma.webhookDelivery.deleteMany({ where: outOfWindow() })).count;
     },
 
     /** The account's deliveries, newest first (the operator's delivery log). */

@@ -1,0 +1,81 @@
+/**
+ * Deletes the rows that per-account pruning never reaches: dashboard sessions and sign-in links of
+ * accounts that never sign in again, and the webhook log of accounts that get no more webhooks.
+ * Every worker process runs it hourly; the deletes are idempotent, so replicas only repeat work.
+ */
+import type { Infrastructure, Logger } from '@promptpix/runtime';
+
+export interface HousekeepingTask {
+  name: string;
+  /** Deletes what is due; how many rows went. */
+  run(now: Date): Promise<number>;
+}
+
+export const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
+/** The first pass waits a little, so a starting process does its real work first. */
+const FIRST_PASS_DELAY_MS = 60_000;
+
+export const housekeepingTasks = (infra: Pick<Infrastructure, 'dashboardSessions' | 'signInLinks' | 'webhookStore'>): HousekeepingTask[] => [
+  { name: 'expired dashboard sessions', run: (now) => infra.dashboardSessions.removeExpired(now) },
+  { name: 'stale sign-in links', run: (now) => infra.signInLinks.removeStale(now) },
+  { name: 'webhook log past its window', run: () => infra.webhookStore.pruneLog() },
+];
+
+export interface Housekeeping {
+  /** One pass now: rows deleted per task; a task that failed is logged and left out. */
+  runNow(): Promise<Record<string, number>>;
+  /** Stops the timer and waits for a pass in progress. */
+  close(): Promise<void>;
+}
+
+export function startHousekeeping({
+  tasks,
+  logger,
+  intervalMs = HOUSEKEEPING_INTERVAL_MS,
+  now = () => new Date(),
+}: {
+  tasks: HousekeepingTask[];
+  logger: Logger;
+  intervalMs?: number;
+  now?: () => Date;
+}): Housekeeping {
+  let running: Promise<Record<string, number>> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+
+  async function pass(): Promise<Record<string, number>> {
+    const deleted: Record<string, number> = {};
+    for (const task of tasks) {
+      try {
+        deleted[task.name] = await task.run(now());
+      } catch (error) {
+        logger.warn('housekeeping task failed; it runs again next pass', { task: task.name, error: (error as Error).message });
+      }
+    }
+    if (Object.values(deleted).some((count) => count > 0)) logger.info('housekeeping deleted rows', { deleted });
+    return deleted;
+  }
+
+  function runNow() {
+    running ??= pass().finally(() => {
+      running = null;
+    });
+    return running;
+  }
+
+  const schedule = (delayMs: number) => {
+    timer = setTimeout(() => {
+      void runNow().then(() => timer && schedule(intervalMs));
+    }, delayMs);
+    timer.unref();
+  };
+  schedule(Math.min(intervalMs, FIRST_PASS_DELAY_MS));
+
+  return {
+    runNow,
+    async close() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await running;
+    },
+  };
+}
