@@ -1,16 +1,9 @@
 import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import winston from 'winston';
-import {
-  createDashboardSessionRepository,
-  createSignInLinkRepository,
-  createWebhookRepository,
-  migrateDatabase,
-  openDatabase,
-  type Database,
-} from '@promptpix/db';
+import { createDashboardSessionRepository, createSignInLinkRepository, createWebhookRepository, type Database } from '@promptpix/db';
+import { bothDatabases } from '@promptpix/db/src/testing';
 import { createLogger } from '@promptpix/runtime';
-import { createTestDatabase } from '@promptpix/testing';
 import { housekeepingTasks, startHousekeeping, type HousekeepingTask } from './housekeeping';
 
 const NOW = new Date('2026-11-23T12:00:00Z');
@@ -27,27 +20,8 @@ function captureLogger() {
   return { logger, lines };
 }
 
-const targets: Array<[string, () => Promise<{ db: Database; cleanup: () => Promise<void> }>]> = [
-  [
-    'postgres',
-    async () => {
-      const test = await createTestDatabase();
-      await migrateDatabase({ kind: 'postgres', url: test.url });
-      const db = await openDatabase({ kind: 'postgres', url: test.url });
-      return { db, cleanup: async () => { await db.close(); await test.drop(); } };
-    },
-  ],
-  [
-    'pglite',
-    async () => {
-      const db = await openDatabase({ kind: 'pglite' });
-      await migrateDatabase(db);
-      return { db, cleanup: () => db.close() };
-    },
-  ],
-];
 
-describe.each(targets)('housekeeping (%s)', (_name, open) => {
+describe.each(bothDatabases)('housekeeping (%s)', (_name, open) => {
   let db: Database;
   let cleanup: () => Promise<void>;
   beforeAll(async () => ({ db, cleanup } = await open()));

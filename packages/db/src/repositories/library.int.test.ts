@@ -1,7 +1,6 @@
 import { Prisma } from '../generated/client';
-import { createTestDatabase, type TestDatabase } from '@promptpix/testing';
-import { openDatabase, type Database } from '../client';
-import { migrateDatabase } from '../migrations/runner';
+import type { Database } from '../client';
+import { bothDatabases } from '../testing';
 import { createLibraryRepository, nearestLibraryImageSql } from './library';
 
 const SUBJECTS = ['fox', 'lighthouse', 'castle', 'robot', 'dragon', 'garden', 'harbour', 'city', 'forest', 'desert', 'owl', 'train', 'violin', 'comet', 'bakery'];
@@ -21,27 +20,8 @@ async function fillLibrary(db: Database, count: number) {
   await db.prisma.$executeRawUnsafe('ANALYZE "Image"');
 }
 
-const targets: Array<[string, () => Promise<{ db: Database; cleanup: () => Promise<void> }>]> = [
-  [
-    'postgres',
-    async () => {
-      const test: TestDatabase = await createTestDatabase();
-      await migrateDatabase({ kind: 'postgres', url: test.url });
-      const db = await openDatabase({ kind: 'postgres', url: test.url });
-      return { db, cleanup: async () => { await db.close(); await test.drop(); } };
-    },
-  ],
-  [
-    'pglite',
-    async () => {
-      const db = await openDatabase({ kind: 'pglite' });
-      await migrateDatabase(db);
-      return { db, cleanup: () => db.close() };
-    },
-  ],
-];
 
-describe.each(targets)('shared library nearest match over 10,000 images (%s)', (_name, open) => {
+describe.each(bothDatabases)('shared library nearest match over 10,000 images (%s)', (_name, open) => {
   let db: Database;
   let cleanup: () => Promise<void>;
   beforeAll(async () => {

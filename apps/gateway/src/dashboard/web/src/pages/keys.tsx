@@ -114,7 +114,7 @@ export function KeysPage({ handle }: { handle: string }) {
                       </td>
                       <td data-label="Domains">{k.domains.length ? k.domains.join(', ') : <span class="muted">{k.kind === 'secret' ? '—' : 'Any'}</span>}</td>
                       <td data-label="Created" class="nowrap">{formatDate(k.createdAt)}</td>
-                      <td data-label="Last used">{k.lastUsedAt ? formatDate(k.lastUsedAt, true) : <span class="muted">Never</span>}</td>
+                      <td data-label="Last used" class="nowrap">{k.lastUsedAt ? formatDate(k.lastUsedAt, true) : <span class="muted">Never</span>}</td>
                       <td class="actions">
                         <button type="button" class="btn btn-danger-outline btn-small" aria-label={`Revoke key ${k.name}`} onClick={() => void revoke(k)}>
                           Revoke
