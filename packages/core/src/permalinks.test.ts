@@ -1,4 +1,4 @@
-import { choosePermalinkImage, permalinkRefererAllowed, type PermalinkCandidate } from './permalinks';
+import { choosePermalinkImage, permalinkRefererAllowed, pinnedPermalinkImage, type PermalinkCandidate } from './permalinks';
 
 const img = (imageId: string, o: Partial<PermalinkCandidate> = {}): PermalinkCandidate => ({
   imageId,
@@ -26,6 +26,19 @@ describe('choosePermalinkImage', () => {
     ['the newest pin wins', [img('a1', { pinned: true }), img('c3', { pinned: true }), b], 0, 'c3'],
   ])('%s', (_name, images, rotation, expected) => {
     expect(choosePermalinkImage(images, rotation)?.imageId ?? null).toBe(expected);
+  });
+});
+
+describe('pinnedPermalinkImage', () => {
+  it.each([
+    ['no images', [], null],
+    ['none pinned', [img('a1'), img('b2')], null],
+    ['the pinned one', [img('a1'), img('b2', { pinned: true })], 'b2'],
+    ['a rejected pin does not count', [img('a1', { pinned: true, rejected: true }), img('b2')], null],
+    ['two pins: the one added last, as served', [img('c3', { pinned: true }), img('a1', { pinned: true })], 'c3'],
+  ])('%s', (_name, images, expected) => {
+    expect(pinnedPermalinkImage(images)?.imageId ?? null).toBe(expected);
+    if (expected) expect(choosePermalinkImage(images, 7)?.imageId).toBe(expected);
   });
 });
 

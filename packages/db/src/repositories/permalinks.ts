@@ -66,7 +66,7 @@ export const createPermalinkRepository = (prisma: PrismaClient) => ({
         name: true,
         images: {
           orderBy: { addedAt: 'asc' },
-          select: { image: { select: { id: true, storageKey: true, prompt: true, createdAt: true, pinned: true, rejected: true } } },
+          select: { addedAt: true, image: { select: { id: true, storageKey: true, prompt: true, createdAt: true, pinned: true, rejected: true } } },
         },
       },
     }),

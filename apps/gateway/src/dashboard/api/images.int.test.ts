@@ -159,6 +159,20 @@ describe('dashboard images (embedded)', () => {
     }
   });
 
+  it('an image pinned before it joins a permalink: the dashboard names as pinned the image the permanent URL serves', async () => {
+    const a = await generate(account.secretKey, { prompt: 'two pins a' });
+    const b = await generate(account.secretKey, { prompt: 'two pins b' });
+    await me.post(`/dashboard/api/images/${a.imageId}/pin`);
+    await me.post(`/dashboard/api/images/${a.imageId}/permalink`, { name: 'two-pins' });
+    await me.post(`/dashboard/api/images/${b.imageId}/pin`);
+    const saved = await me.post(`/dashboard/api/images/${b.imageId}/permalink`, { name: 'two-pins' });
+    const served = await request(service.baseUrl).get(`/api/img/${account.handle}/two-pins`);
+    expect(served.headers.location).toBe(b.imageUrl);
+    expect(saved.body.pinnedImageId).toBe(b.imageId);
+    const list = await me.get('/dashboard/api/permalinks');
+    expect(list.body.permalinks.find((p: { name: string }) => p.name === 'two-pins').pinnedImageId).toBe(b.imageId);
+  });
+
   it("regenerate makes a new take with a fresh seed, charges quota, and the new image joins the original's permalinks", async () => {
     const original = await generate(account.secretKey, { prompt: 'a regenerated castle', style: 'watercolor', negativePrompt: 'fog', format: 'png' });
     await me.post(`/dashboard/api/images/${original.imageId}/permalink`, { name: 'castle' });

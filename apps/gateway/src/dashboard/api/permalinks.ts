@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { pinnedPermalinkImage } from '@promptpix/core';
 import type { PermalinkRepository } from '@promptpix/db';
 import type { GatewayDeps } from '../../deps';
 import { permalinkUrl } from '../../account-ops/permalinks';
@@ -10,11 +11,12 @@ type PermalinkRow = Awaited<ReturnType<PermalinkRepository['listForAccount']>>[n
 
 export function permalinkView(deps: Pick<GatewayDeps, 'publicBaseUrl' | 'storage'>, handle: string, row: PermalinkRow): PermalinkView {
   const url = permalinkUrl(deps.publicBaseUrl, handle, row.name);
-  const live = row.images.map((i) => i.image).filter((i) => !i.rejected);
+  const candidates = row.images.map(({ addedAt, image }) => ({ ...image, imageId: image.id, addedAt }));
+  const live = candidates.filter((i) => !i.rejected);
   return {
     name: row.name,
     url,
-    pinnedImageId: live.find((i) => i.pinned)?.id ?? null,
+    pinnedImageId: pinnedPermalinkImage(candidates)?.id ?? null,
     images: live.map((i) => ({ id: i.id, url: deps.storage.publicUrl(i.storageKey), prompt: i.prompt, createdAt: i.createdAt.toISOString() })),
     snippet: `<img src="${escapeHtml(url)}" alt="${escapeHtml(row.name)}">`,
   };
