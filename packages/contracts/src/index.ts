@@ -5,3 +5,4 @@ export * from './embed';
 export * from './text';
 export * from './responses';
 export * from './webhook';
+export * from './instant';

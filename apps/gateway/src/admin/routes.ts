@@ -48,7 +48,7 @@ export function adminRoutes(deps: GatewayDeps) {
   }
 
   async function accountByHandle(handle: string): Promise<Account> {
-    const account = await deps.accounts.findByHandle(handle);
+    const account = createAccountSchema.shape.handle.safeParse(handle).success ? await deps.accounts.findByHandle(handle) : null;
     if (!account) throw new AppError('not_found', 'Account not found');
     return account;
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isStorableInstant, text } from '@promptpix/contracts';
 import { plans, presetById, visualFamilies } from '@promptpix/core';
 
 const accountStatuses = ['pending', 'approved', 'suspended', 'banned'] as const;
@@ -27,7 +28,7 @@ const domainEntry = z
 
 export const createKeySchema = z.object({
   kind: z.enum(['secret', 'publishable']),
-  name: z.string().trim().min(1).max(100),
+  name: text(1, 100, { trim: true }),
   domains: z.array(domainEntry).max(100).default([]),
 });
 
@@ -36,7 +37,11 @@ export const createPermalinkSchema = z.object({
   imageIds: z.array(z.uuid()).min(1).max(100).refine((ids) => new Set(ids).size === ids.length, 'Duplicate image ids'),
 });
 
-const isoDate = z.iso.datetime({ offset: true }).or(z.iso.date()).transform((v) => new Date(v));
+const isoDate = z.iso
+  .datetime({ offset: true })
+  .or(z.iso.date())
+  .transform((v) => new Date(v))
+  .refine(isStorableInstant, { error: 'Must be an instant from year 1 to 9999' });
 
 export const analyticsExportQuerySchema = z.object({
   format: z.enum(['csv', 'ndjson']).default('ndjson'),
@@ -45,23 +50,23 @@ export const analyticsExportQuerySchema = z.object({
 });
 
 export const createStyleSchema = z.object({
-  name: z.string().trim().min(1).max(100),
-  description: z.string().max(500).nullable().optional(),
-  tags: z.array(z.string().min(1).max(50)).max(20).default([]),
+  name: text(1, 100, { trim: true }),
+  description: text(0, 500).nullable().optional(),
+  tags: z.array(text(1, 50)).max(20).default([]),
   baseStyle: z
     .string()
     .refine((id) => presetById(id) !== undefined, 'Unknown preset')
     .nullable()
     .optional(),
-  promptTemplate: z.string().max(2000).refine((t) => t.includes('{prompt}'), 'Must contain {prompt}').nullable().optional(),
+  promptTemplate: text(0, 2000).refine((t) => t.includes('{prompt}'), 'Must contain {prompt}').nullable().optional(),
 });
 
 const characterFields = {
-  name: z.string().trim().min(1).max(100),
-  description: z.string().max(1000).nullable().optional(),
-  specSheet: z.string().min(1).max(5000).nullable().optional(),
+  name: text(1, 100, { trim: true }),
+  description: text(0, 1000).nullable().optional(),
+  specSheet: text(1, 5000).nullable().optional(),
   behavior: z.enum(['match', 'lock']).default('match'),
-  lockedStyle: z.string().min(1).max(200).nullable().optional(),
+  lockedStyle: text(1, 200).nullable().optional(),
   lockedFamily: z.enum(visualFamilies).nullable().optional(),
   images: z.array(z.string().min(1)).min(1).max(10).optional(),
 };

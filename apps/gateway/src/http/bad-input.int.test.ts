@@ -150,6 +150,9 @@ describe('bad input never yields a 500', () => {
     '/api/v1/image/..%5C..%5Cwindows',
     '/api/img/acme/..%2F..%2Fadmin',
     '/api/img/%3Cscript%3E/x',
+    '/api/img/a%00b/x',
+    '/api/v1/job/a%00b',
+    '/api/v1/job/a%00b/events',
     '/files/..%2F..%2Fetc%2Fpasswd',
   ])('path payload %s is a 4xx', async (path) => {
     const res = await request(service.baseUrl).get(path).set('Authorization', `Bearer ${account.secretKey}`);

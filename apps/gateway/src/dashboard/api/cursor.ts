@@ -1,3 +1,5 @@
+import { isStorableInstant } from '@promptpix/contracts';
+
 /** Position in the image list: the last image of a page, by (createdAt, id). */
 export interface ImageCursor {
   createdAt: Date;
@@ -15,5 +17,5 @@ export function decodeCursor(value: string): ImageCursor | null {
   const match = /^(\d{1,15})\.(.+)$/.exec(Buffer.from(value, 'base64url').toString('utf8'));
   if (!match || !UUID.test(match[2])) return null;
   const createdAt = new Date(Number(match[1]));
-  return Number.isNaN(createdAt.getTime()) ? null : { createdAt, id: match[2].toLowerCase() };
+  return isStorableInstant(createdAt) ? { createdAt, id: match[2].toLowerCase() } : null;
 }

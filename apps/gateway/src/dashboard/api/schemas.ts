@@ -1,19 +1,21 @@
 import { z } from 'zod';
-import { generateBodySchema } from '@promptpix/contracts';
+import { generateBodySchema, isStorableInstant, text } from '@promptpix/contracts';
 import { createCharacterSchema, createKeySchema, createPermalinkSchema, createStyleSchema, patchCharacterSchema } from '../../admin/schemas';
 import { decodeCursor } from './cursor';
+
+const listDate = z.iso
+  .date({ error: 'Expected a date, YYYY-MM-DD' })
+  .refine((d) => isStorableInstant(new Date(d)), { error: 'Must be a date from year 1 to 9999' });
 
 /** Query of GET /dashboard/api/images. */
 export const imageListQuerySchema = z
   .object({
-    q: z
-      .string()
-      .max(200)
+    q: text(0, 200)
       .optional()
       .transform((v) => v?.trim() || undefined),
-    style: z.string().min(1).max(200).optional(),
-    from: z.iso.date({ error: 'Expected a date, YYYY-MM-DD' }).optional(),
-    to: z.iso.date({ error: 'Expected a date, YYYY-MM-DD' }).optional(),
+    style: text(1, 200).optional(),
+    from: listDate.optional(),
+    to: listDate.optional(),
     cursor: z
       .string()
       .transform((value, ctx) => {
