@@ -5,12 +5,13 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 /** How long a claim of a request still running holds; a gateway that dies mid-request frees it after this. */
 export const IDEMPOTENCY_PENDING_SECONDS = 60;
 
-const KEY = /^[\x21-\x7e]{1,255}$/;
+/** A usable Idempotency-Key: 1 to 255 visible ASCII characters (a UUID is typical). The OpenAPI document states this pattern. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** The header's value when it is usable: 1 to 255 visible ASCII characters (a UUID is typical). */
+/** The header's value when it is usable (IDEMPOTENCY_KEY_PATTERN). */
 export function parseIdempotencyKey(header: string | undefined): { key: string | null } | { error: string } {
   if (header === undefined) return { key: null };
-  return KEY.test(header) ? { key: header } : { error: 'Must be 1 to 255 visible ASCII characters' };
+  return IDEMPOTENCY_KEY_PATTERN.test(header) ? { key: header } : { error: 'Must be 1 to 255 visible ASCII characters' };
 }
 
 /**

@@ -28,10 +28,14 @@ export type CancelOutcome = { kind: 'cancelled'; job: JobRecord } | { kind: 'fin
 
 export const isCancelled = (job: Pick<JobRecord, 'status' | 'error'>): boolean => job.status === 'failed' && job.error === CANCELLED;
 
-/** A Cancel-After header's deadline: whole seconds, 1 to 3600 (a job lives an hour). */
+/** What a Cancel-After header may ask for, in whole seconds (a job lives an hour). The OpenAPI document states these bounds. */
+export const CANCEL_AFTER_SECONDS = { min: 1, max: 3600 } as const;
+
+/** A Cancel-After header's deadline (CANCEL_AFTER_SECONDS). */
 export function parseCancelAfter(header: string | undefined, now: Date): { cancelAt: string | null } | { error: string } {
   if (header === undefined) return { cancelAt: null };
-  if (!/^\d{1,4}$/.test(header.trim()) || Number(header) < 1 || Number(header) > 3600) return { error: 'Must be a whole number of seconds from 1 to 3600' };
+  const { min, max } = CANCEL_AFTER_SECONDS;
+  if (!/^\d{1,4}$/.test(header.trim()) || Number(header) < min || Number(header) > max) return { error: `Must be a whole number of seconds from ${min} to ${max}` };
   return { cancelAt: new Date(now.getTime() + Number(header) * 1000).toISOString() };
 }
 
