@@ -86,6 +86,8 @@ export interface TestServiceOptions {
   model?: (configured: ImageModel) => ImageModel;
   /** A second gateway on the same PostgreSQL, Redis prefix and S3 bucket as this one. */
   shareWith?: TestService;
+  /** Replaces parts of the infrastructure before the worker and gateway take them (to land a step mid-job). */
+  instrument?: (infra: Infrastructure) => void;
 }
 
 export async function startTestService(shape: Shape, env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
@@ -147,6 +149,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     },
     prepareReference: configured.prepareReference?.bind(configured),
   };
+  options.instrument?.(infra);
   const consumer = options.worker === false ? null : startWorkers(infra, config, logger);
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
   const app = createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}));

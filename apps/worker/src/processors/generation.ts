@@ -87,6 +87,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       // A run that died between writing "completed" and the steps after it comes back here (stalled
       // job recovery): finish those steps. Each is idempotent, so a plain duplicate costs a few reads.
       if (job.status === 'completed') await afterCompleted(job);
+      else await discardImageOf(job, uuidFromName('image', jobId));
       return;
     }
     const msLeft = job.cancelAt ? Date.parse(job.cancelAt) - d.now().getTime() : Infinity;
@@ -111,6 +112,17 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     await releaseJobHolds(d, job);
     await d.webhooks.jobFinished(job.jobId);
     await d.invalidation.publish({ kind: 'images', accountId: job.accountId });
+  }
+
+  /**
+   * A job cancelled after its image was saved (the cancel landed between the last check and
+   * "completed", or a crashed run saved it): the record goes, with its permalink entries, so the
+   * refunded job is not served from the cache. The content-addressed file stays; files are shared.
+   */
+  async function discardImageOf(job: JobRecord, imageId: string): Promise<void> {
+    if (!(await d.images.deleteUnfinished(imageId, job.jobId))) return;
+    await d.invalidation.publish({ kind: 'images', accountId: job.accountId });
+    if (job.addToPermalinks && job.addToPermalinks.length > 0) await d.invalidation.publish({ kind: 'permalinks', accountId: job.accountId });
   }
 
   const run = async (job: JobRecord, attempt: JobAttempt, signal: AbortSignal): Promise<void> => {
@@ -152,6 +164,8 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     }
     const encoded = await encodeImage(input, request);
     await d.storage.put(encoded.key, encoded.data, encoded.contentType);
+    // Cancelled while the image was being made: no record, so a refunded job leaves nothing in the cache.
+    if (signal.aborted || (await d.jobStore.get(jobId))?.status !== 'processing') return;
     await d.images.save({
       id: imageId,
       accountId: job.accountId,
@@ -171,8 +185,6 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       sourceImageId,
       jobId,
     });
-    // Cancelled while the image was being made: the job stays cancelled (the stored image is kept).
-    if (signal.aborted || (await d.jobStore.get(jobId))?.status === 'failed') return;
     // Before the job reads completed, so whoever sees it completed finds the image in its permalinks.
     if (job.addToPermalinks && job.addToPermalinks.length > 0) {
       await d.permalinks.addImageToMany(job.accountId, job.addToPermalinks, imageId);
@@ -181,7 +193,10 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     const completedAt = d.now();
     // Only a job still processing completes: a cancel that won the race keeps it cancelled (and refunded).
     const completed = await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString(), seed }, { ifStatus: ['processing'] });
-    if (!completed) return;
+    if (!completed) {
+      await discardImageOf(job, imageId);
+      return;
+    }
     await afterCompleted(job);
     if (!sourceImageId) {
       const reference = character?.prepared && { referenceFamily: character.prepared.family, referenceReused: character.prepared.reused, referenceMs: character.prepared.ms };
@@ -196,10 +211,11 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     d.logger.warn('generation failed', { jobId: payload.jobId, error: error.message });
     const job = await d.jobStore.get(payload.jobId);
     if (!job || job.status === 'completed' || job.status === 'failed') return;
-    // Refund before the job reads as failed, so a caller who sees `failed` also sees the unit back.
     const refund = job.quotaCharged && job.quotaPeriodStart;
+    // As in cancellation: only the step that moves the job out of queued/processing refunds.
+    const failed = await d.jobStore.update(payload.jobId, { status: 'failed', error: readableFailure(error), completedAt: d.now().toISOString(), ...(refund ? { quotaCharged: false } : {}) }, { ifStatus: ['queued', 'processing'] });
+    if (!failed) return;
     if (refund) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart!));
-    await d.jobStore.update(payload.jobId, { status: 'failed', error: readableFailure(error), completedAt: d.now().toISOString(), ...(refund ? { quotaCharged: false } : {}) });
     await releaseJobHolds(d, job);
     await d.webhooks.jobFinished(payload.jobId);
   }

@@ -8,9 +8,6 @@ import type { WebhookNotifier } from './webhook-notifier';
 /** What a cancelled job reports in `error`. */
 export const CANCELLED = 'cancelled';
 
-/** As long as a job record lives. */
-const CANCEL_CLAIM_SECONDS = 3600;
-
 export interface JobCancellationDeps {
   jobStore: JobStore;
   queue: Pick<GenerationQueue, 'remove'>;
@@ -53,19 +50,19 @@ export const createJobCancellation = (d: JobCancellationDeps) => ({
     if (job.status === 'completed' || job.status === 'failed') return { kind: 'finished', job };
 
     const patch = { status: 'failed' as const, error: CANCELLED, completedAt: d.now().toISOString(), ...(job.quotaCharged ? { quotaCharged: false } : {}) };
-    // A DELETE, the gateway's deadline timer and the worker's may race: one claim, one refund.
-    if ((await d.singleFlight.claim(`cancel:${jobId}`, jobId, CANCEL_CLAIM_SECONDS)) !== null) return { kind: 'cancelled', job: { ...job, ...patch } };
-    await d.queue.remove(jobId);
-    // Only a job still queued or running is cancelled; one that finished meanwhile keeps its outcome (and its charge).
+    // The one step that decides: of a DELETE, a deadline, the worker completing and the worker's
+    // final failure, only one moves the job out of queued/processing, and only that one refunds.
     if (!(await d.jobStore.update(jobId, patch, { ifStatus: ['queued', 'processing'] }))) {
       const now = await d.jobStore.get(jobId);
       return now ? { kind: isCancelled(now) ? 'cancelled' : 'finished', job: now } : { kind: 'not_found' };
     }
-    // Refund after the job reads as failed, so the worker's own failure path cannot refund it too.
     if (job.quotaCharged && job.quotaPeriodStart) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart));
     await releaseJobHolds(d, job);
-    if (job.status === 'processing') await d.invalidation.publish({ kind: 'job-cancelled', jobId });
+    // Whatever status was read: a worker may have picked the job up since.
+    await d.invalidation.publish({ kind: 'job-cancelled', jobId });
     await d.webhookNotifier.jobFinished(jobId);
+    // Last, as a tidy-up: a worker that still takes the job finds it cancelled and skips it.
+    await d.queue.remove(jobId);
     return { kind: 'cancelled', job: { ...job, ...patch } };
   },
 });

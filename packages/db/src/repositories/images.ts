@@ -45,7 +45,14 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 
 export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => ({
   /** Idempotent by id: a retried job writes the same record instead of a second one. */
-  save: (image: NewImage) => prisma.image.upsert({ where: { id: image.id }, create: { ...image, seed: BigInt(image.seed) }, update: {} }),
+  async save(image: NewImage): Promise<void> {
+    await prisma.image.upsert({ where: { id: image.id }, create: { ...image, seed: BigInt(image.seed) }, update: {} });
+  },
+  /**
+   * Deletes the record a job saved before it was cancelled; its permalink entries go with it.
+   * Only that job's own record: true when there was one.
+   */
+  deleteUnfinished: async (id: string, jobId: string): Promise<boolean> => (await prisma.image.deleteMany({ where: { id, jobId } })).count > 0,
   findOwned: (id: string, accountId: string) => prisma.image.findFirst({ where: { id, accountId } }),
   findById: (id: string) => prisma.image.findUnique({ where: { id } }),
 

@@ -2,7 +2,11 @@ import request from 'supertest';
 import { ErrorMessages } from '@promptpix/contracts';
 import { createJobCancellation, type JobStore } from '@promptpix/core';
 import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import winston from 'winston';
+import { createGenerationProcessor } from '@promptpix/worker/src/processors/generation';
 import { JOB_FINISHED } from './job-cancel';
+
+const silentLogger = winston.createLogger({ silent: true });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -10,9 +14,48 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
   let service: TestService;
   let account: TestAccount;
 
+  /** Prompts whose model call was told to stop. */
+  const aborted = new Set<string>();
+  /** A cancel to land inside a worker step, by job id: while the finished image is stored, or just after its record is saved. */
+  const cancelDuring = { put: null as string | null, save: null as string | null };
+
   beforeAll(async () => {
     // One job at a time and a slow model: a second job waits in the queue while the first runs.
-    service = await startTestService(shape, { WORKER_CONCURRENCY: '1', MODEL_LATENCY_MS: '1500' });
+    service = await startTestService(
+      shape,
+      { WORKER_CONCURRENCY: '1', MODEL_LATENCY_MS: '1500' },
+      {
+        model: (configured) => ({
+          ...configured,
+          generate(request, signal) {
+            signal?.addEventListener('abort', () => aborted.add(request.prompt));
+            return configured.generate(request, signal);
+          },
+        }),
+        instrument(infra) {
+          const { storage, images } = infra;
+          infra.storage = {
+            ...storage,
+            async put(key, data, contentType) {
+              const jobId = cancelDuring.put;
+              cancelDuring.put = null;
+              if (jobId) await cancel(jobId);
+              return storage.put(key, data, contentType);
+            },
+          };
+          infra.images = {
+            ...images,
+            async save(image) {
+              await images.save(image);
+              if (image.jobId && image.jobId === cancelDuring.save) {
+                cancelDuring.save = null;
+                await cancel(image.jobId);
+              }
+            },
+          };
+        },
+      },
+    );
     account = await service.createAccount();
   });
   afterAll(() => service.stop());
@@ -26,6 +69,14 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
     for (let i = 0; i < 200; i++) if (await check()) return;
     else await sleep(50);
     throw new Error(`timed out waiting for ${what}`);
+  };
+  const imageRecordsOf = (jobId: string) => service.infra.db.prisma.image.count({ where: { jobId } });
+  /** Asks for the prompt again and waits: a cache hit makes no model call and charges nothing. */
+  const askAgain = async (prompt: string) => {
+    const [calls, used] = [service.modelCalls(), await quotaUsed()];
+    const again = await service.waitForJob((await generate(prompt)).body.jobId, account.secretKey);
+    expect(again.status).toBe('completed');
+    return { modelCalls: service.modelCalls() - calls, charged: (await quotaUsed()) - used };
   };
 
   it('a queued job: leaves the queue, reads failed "cancelled", its unit comes back, the model never sees it', async () => {
@@ -53,9 +104,11 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
     await until(async () => (await job(jobId)).status === 'processing', 'the job to run');
     const cancelled = await cancel(jobId);
     expect(cancelled.body).toMatchObject({ status: 'failed', error: 'cancelled' });
+    await until(async () => aborted.has('cancel test: stopped mid-way'), 'the model call to be told to stop');
     await sleep(1800);
     expect(await job(jobId)).toMatchObject({ status: 'failed', error: 'cancelled' });
     expect(await quotaUsed()).toBe(used);
+    expect(await imageRecordsOf(jobId)).toBe(0);
     // The worker is free again: the next job runs to completion.
     const next = (await generate('cancel test: after the stop')).body.jobId;
     expect((await service.waitForJob(next, account.secretKey, 20_000)).status).toBe('completed');
@@ -112,5 +165,63 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
     // The real worker's own completion then finds the job no longer processing and leaves it be.
     await sleep(1800);
     expect(await job(jobId)).toMatchObject({ status: 'completed', imageId: '00000000-0000-4000-8000-000000000000' });
+  });
+
+  it.each([
+    ['while the finished image is stored', 'put'],
+    ['just after its image record is saved', 'save'],
+  ] as const)('a cancel that lands %s: refunded, no image record, and the same prompt again is a new generation', async (_when, step) => {
+    const prompt = `cancel test: landing during ${step}`;
+    const used = await quotaUsed();
+    const jobId = (await generate(prompt)).body.jobId;
+    cancelDuring[step] = jobId;
+    await until(async () => (await job(jobId)).status === 'failed', 'the cancel inside the worker step');
+    expect(await job(jobId)).toMatchObject({ status: 'failed', error: 'cancelled' });
+    await sleep(300);
+    expect(await quotaUsed()).toBe(used);
+    expect(await imageRecordsOf(jobId)).toBe(0);
+    expect(await askAgain(prompt)).toEqual({ modelCalls: 1, charged: 1 });
+  });
+
+  it('a final failure that loses the race to a cancel refunds nothing more and keeps "cancelled"', async () => {
+    const used = await quotaUsed();
+    const jobId = (await generate('cancel test: failing under the cancel')).body.jobId;
+    await until(async () => (await job(jobId)).status === 'processing', 'the job to run');
+    // The worker's final-failure step reads the job just before a caller's cancel lands.
+    const store = service.infra.jobStore;
+    const { id: accountId } = (await service.infra.accounts.findByHandle(account.handle))!;
+    const cancellation = createJobCancellation({ ...service.infra, now: () => new Date() });
+    const cancelledUnderTheFailure: JobStore = {
+      ...store,
+      async get(id) {
+        const read = await store.get(id);
+        if (id === jobId) await cancellation.cancel(id, accountId);
+        return read;
+      },
+    };
+    const processor = createGenerationProcessor({ ...service.infra, jobStore: cancelledUnderTheFailure, webhooks: service.infra.webhookNotifier, cancellation, characterFor: () => Promise.reject(new Error('unused')), logger: silentLogger, now: () => new Date() });
+    await processor.onFinalFailure({ jobId }, new Error('model timed out'));
+    expect(await job(jobId)).toMatchObject({ status: 'failed', error: 'cancelled' });
+    await sleep(1800);
+    expect(await quotaUsed()).toBe(used);
+  });
+
+  it('a cancel that read the job as queued just before a worker took it still stops the model call', async () => {
+    const prompt = 'cancel test: taken under the cancel';
+    const jobId = (await generate(prompt)).body.jobId;
+    await until(async () => (await job(jobId)).status === 'processing', 'the job to run');
+    const store = service.infra.jobStore;
+    const readAsQueued: JobStore = {
+      ...store,
+      async get(id) {
+        const read = await store.get(id);
+        return read && id === jobId ? { ...read, status: 'queued' } : read;
+      },
+    };
+    const { id: accountId } = (await service.infra.accounts.findByHandle(account.handle))!;
+    await createJobCancellation({ ...service.infra, jobStore: readAsQueued, now: () => new Date() }).cancel(jobId, accountId);
+    await until(async () => aborted.has(prompt), 'the model call to be told to stop');
+    await sleep(300);
+    expect(await imageRecordsOf(jobId)).toBe(0);
   });
 });
