@@ -7,7 +7,7 @@ describe.each(SHAPES)('GET /api/v1/render (%s)', (shape) => {
 
   beforeAll(async () => {
     service = await startTestService(shape, { MODEL_LATENCY_MS: '300', RENDER_WAIT_MS: '10000' });
-    account = await service.createAccount({ plan: 'business', monthlyGenerations: 3 });
+    account = await service.createAccount({ plan: 'business', monthlyGenerations: 5 });
   });
   afterAll(() => service.stop());
 
@@ -30,6 +30,25 @@ describe.each(SHAPES)('GET /api/v1/render (%s)', (shape) => {
     // Quota headers on a cache hit too (an extension), unchanged by it.
     expect(second.headers['x-quota-used']).toBe('1');
     expect(second.headers['x-quota-limit']).toBe(first.headers['x-quota-limit']);
+  });
+
+  it('another size of a cached image and a request joining one in flight carry the quota headers too, unchanged', async () => {
+    const first = await render('prompt=a%20quota%20header%20harbour');
+    const used = first.headers['x-quota-used'];
+    const [derived, joinedA, joinedB] = await Promise.all([
+      render('prompt=a%20quota%20header%20harbour&width=512&height=512'),
+      render('prompt=a%20joined%20quota%20header%20kite'),
+      render('prompt=a%20joined%20quota%20header%20kite'),
+    ]);
+    expect(derived.status).toBe(302);
+    expect(derived.headers['x-quota-used']).toBe(used);
+    expect(derived.headers['x-quota-limit']).toBe(first.headers['x-quota-limit']);
+    // One of the two identical renders generated (charged), the other joined it (or, on a slow
+    // machine, arrived after it finished: a cache hit, whose count may be a second old).
+    expect([joinedA.status, joinedB.status]).toEqual([302, 302]);
+    const counts = [joinedA, joinedB].map((r) => Number(r.headers['x-quota-used']));
+    expect(Math.max(...counts)).toBe(Number(used) + 1);
+    expect(Math.min(...counts)).toBeGreaterThanOrEqual(Number(used));
   });
 
   it('takes the key from the Authorization header too, and refuses publishable keys', async () => {
@@ -68,11 +87,11 @@ describe.each(SHAPES)('GET /api/v1/render (%s)', (shape) => {
   it('out of quota: redirects to an existing image of the exact prompt in any style, else 402', async () => {
     await render('prompt=an%20owl%20at%20midnight');
     await render('prompt=a%20kite%20festival');
-    expect((await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`)).body.quotaUsed).toBe(3);
+    expect((await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`)).body.quotaUsed).toBe(5);
     const fallback = await render('prompt=an%20owl%20at%20midnight&style=cartoon');
     expect(fallback.status).toBe(302);
     const refused = await render('prompt=something%20never%20made');
     expect(refused.status).toBe(402);
-    expect(refused.body).toMatchObject({ error: 'Generation quota exceeded', used: 3, limit: 3 });
+    expect(refused.body).toMatchObject({ error: 'Generation quota exceeded', used: 5, limit: 5 });
   });
 });

@@ -72,7 +72,8 @@ export const renderRoutes = (deps: GatewayDeps) =>
       res.set(error.headers);
       return redirect(res, deps.storage.publicUrl(fallback.storageKey));
     }
-    if (started.outcome === 'generated') res.set(quotaHeaders(started.quota));
+    // Every outcome carries them: a fresh generation's after its charge, a derived size or a joined one's unchanged.
+    res.set(quotaHeaders(started.quota));
 
     let closed = false;
     res.on('close', () => (closed = true));
