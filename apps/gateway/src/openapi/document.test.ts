@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import { parseCancelAfter, parseIdempotencyKey } from '@promptpix/core';
 import { buildOpenApiDocument } from './document';
 import { findOperation, methodsOf, resolveRef } from './document-walk';
 
@@ -14,6 +16,7 @@ const schemaOf = (method: string, path: string) => {
 };
 const at = (schema: any, ...keys: string[]) => keys.reduce((s, k) => resolveRef(doc, k === '[]' ? s?.items : s?.properties?.[k]), schema);
 const queryParam = (method: string, path: string, name: string) => findOperation(doc, method, path)?.parameters?.find((p: any) => p.in === 'query' && p.name === name)?.schema;
+const headerParam = (method: string, path: string, name: string) => findOperation(doc, method, path)?.parameters?.find((p: any) => p.in === 'header' && p.name === name)?.schema;
 
 describe('OpenAPI document', () => {
   it('validates against the OpenAPI 3.1 schema (@seriousme/openapi-schema-validator)', () => {
@@ -81,6 +84,23 @@ describe('OpenAPI document', () => {
     expect(schema()).toMatchObject(expected);
   });
 
+  describe("states the gateway's own rules for the generate headers", () => {
+    // A header arrives as text; coercion reads "90" as the integer the document describes.
+    const accepts = (schema: object) => {
+      const validate = new Ajv2020({ coerceTypes: true }).compile(schema);
+      return (value: string) => validate(value);
+    };
+    const documented = (name: string) => accepts(headerParam('post', '/api/v1/generate', name));
+
+    it.each(['0', '1', '2', '59', '3599', '3600', '3601', '9999', '10000', '-5', '1.5', 'abc', 'Tue, 24 Nov 2026 12:00:00 GMT'])('Cancel-After: %p', (value) => {
+      expect(documented('Cancel-After')(value)).toBe(!('error' in parseCancelAfter(value, new Date())));
+    });
+
+    it.each(['k-1', '0f8c3b2e-4c1d-4e55-9a8e-2f1f0d7c9b11', 'x'.repeat(255), 'x'.repeat(256), '', 'has space', 'ünïcode', 'tab\there', '~!@#$%^&*()'])('Idempotency-Key: %p', (value) => {
+      expect(documented('Idempotency-Key')(value)).toBe(!('error' in parseIdempotencyKey(value)));
+    });
+  });
+
   it('requires what the spec requires', () => {
     expect(schemaOf('post', '/api/v1/generate').required).toEqual(['prompt']);
     expect(at(schemaOf('post', '/api/v1/embed/resolve'), 'elements', '[]').required).toEqual(['id']);
@@ -105,8 +125,12 @@ describe('OpenAPI document', () => {
   });
 
   it.each([
-    ['post', '/api/v1/generate', '202', ['X-Quota-Used', 'X-Quota-Limit', 'X-Quota-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']],
-    ['post', '/api/v1/generate', '402', ['X-Quota-Used', 'X-Quota-Limit', 'X-Quota-Reset']],
+    ['post', '/api/v1/generate', '202', ['X-Quota-Used', 'X-Quota-Limit', 'X-Quota-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Idempotent-Replayed']],
+    ['post', '/api/v1/generate', '402', ['X-Quota-Used', 'X-Quota-Limit', 'X-Quota-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']],
+    ['post', '/api/v1/generate', '409', ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After']],
+    ['get', '/api/v1/render', '302', ['Location', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']],
+    ['get', '/api/v1/render', '402', ['X-Quota-Used', 'X-Quota-Limit', 'X-Quota-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']],
+    ['get', '/api/v1/render', '503', ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']],
     ['post', '/api/v1/generate', '429', ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After']],
     ['get', '/api/v1/render', '429', ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After']],
     ['post', '/api/v1/embed/resolve', '200', ['X-RateLimit-Limit', 'X-RateLimit-Remaining']],

@@ -150,18 +150,27 @@ describe('responses recorded from the service match the document', () => {
     expect((await call('delete', '/api/v1/job/{jobId}', { jobId: toCancel.body.jobId }, { key: sk })).body.error).toBe('cancelled');
     expect([(await call('get', '/api/v1/job/{jobId}/events', { jobId: started.body.jobId }, { key: pk })).status, (await call('get', '/api/v1/job/{jobId}/events', { jobId: 'no-such-job' }, { key: pk })).status]).toEqual([200, 404]);
     expect((await call('post', '/api/v1/generate', {}, { key: sk, body: { prompt: 'x', width: 300 } })).status).toBe(400);
-    expect((await call('post', '/api/v1/generate', {}, { key: sk, headers: { 'idempotency-key': 'k-1' }, body: { prompt: 'a lighthouse at dusk', width: 512, height: 512, format: 'png' } })).status).toBe(202);
+    const once = { key: sk, headers: { 'idempotency-key': 'k-1' }, body: { prompt: 'a lighthouse at dusk', width: 512, height: 512, format: 'png' } };
+    expect((await call('post', '/api/v1/generate', {}, once)).status).toBe(202);
+    expect((await call('post', '/api/v1/generate', {}, once)).headers.get('idempotent-replayed')).toBe('true');
     expect((await call('post', '/api/v1/generate', {}, { key: sk, headers: { 'idempotency-key': 'k-1' }, body: { prompt: 'another' } })).status).toBe(409);
     expect((await call('post', '/api/v1/generate', {}, { key: sk, rawBody: '{"prompt":' })).body).toEqual({ error: ErrorMessages.invalidJson });
     expect((await call('post', '/api/v1/generate', {}, { key: sk, rawBody: JSON.stringify({ prompt: 'x'.repeat(1_100_000) }) })).status).toBe(413);
     expect((await call('post', '/api/v1/generate', {}, { key: 'sk_live_' + 'x'.repeat(40), body: { prompt: 'x' } })).status).toBe(401);
     expect((await call('post', '/api/v1/generate', {}, { key: sk, body: { prompt: 'a lighthouse at dusk', mode: 'instant' } })).status).toBe(200);
     expect((await call('post', '/api/v1/generate', {}, { key: sk, body: { prompt: 'qqqq zzzz xxxx', mode: 'instant' } })).status).toBe(404);
+    // A style above the plan is refused by the handler, after the rate limit counted the call.
+    const abovePlan = await call('post', '/api/v1/generate', {}, { key: sk, body: { prompt: 'x', style: 'film-noir' } });
+    expect([abovePlan.status, abovePlan.headers.has('x-ratelimit-remaining')]).toEqual([403, true]);
+    expect((await call('get', '/api/v1/job/{jobId}/events', { jobId: started.body.jobId }, { key: pk, headers: { 'last-event-id': 'completed' } })).status).toBe(204);
 
     const broke = await service.createAccount({ monthlyGenerations: 0 });
     expect((await call('post', '/api/v1/generate', {}, { key: broke.secretKey, body: { prompt: 'a new take' } })).status).toBe(402);
+    expect((await call('get', '/api/v1/render', {}, { query: { prompt: 'a render past the quota', key: broke.secretKey } })).status).toBe(402);
     const pending = await service.createAccount({ status: 'pending' });
     expect((await call('post', '/api/v1/generate', {}, { key: pending.secretKey, body: { prompt: 'x' } })).body.code).toBe('pending_approval');
+    expect((await call('get', '/api/v1/styles', {}, { key: pending.publishableKey })).body.code).toBe('pending_approval');
+    expect((await call('post', '/api/v1/analytics/events', {}, { key: pending.publishableKey, body: { events: [{ eventType: 'view' }] } })).body.code).toBe('pending_approval');
 
     expect((await call('get', '/api/v1/render', {}, { query: { prompt: 'a lighthouse at dusk', key: sk, width: '512', height: '512', format: 'png' } })).status).toBe(302);
     const held = await call('get', '/api/v1/render', {}, { query: { prompt: 'a slow red kite', key: sk } });
@@ -191,6 +200,7 @@ describe('responses recorded from the service match the document', () => {
     expect(resolved.body.results.map((r: { status: string }) => r.status)).toEqual(['ready', 'generating', 'failed', 'ready']);
     expect((await call('post', '/api/v1/embed/resolve', {}, { key: pk, body: { elements: [] } })).status).toBe(400);
     const fenced = await service.createAccount({ domains: ['shop.example.com'] });
+    const fencedImage = call('post', '/api/v1/generate', {}, { key: fenced.secretKey, body: { prompt: 'a fenced garden' } }).then((r) => service.waitForJob(r.body.jobId, fenced.secretKey));
     expect((await call('post', '/api/v1/embed/resolve', {}, { key: fenced.publishableKey, headers: { origin: 'https://evil.example.net' }, body: { elements: [{ id: 'a', prompt: 'x' }] } })).status).toBe(403);
     expect((await call('post', '/api/v1/analytics/events', {}, { key: pk, body: { events: [{ eventType: 'impression', imageId: done.imageId }] } })).status).toBe(202);
     const limited = await service.createAccount();
@@ -198,12 +208,20 @@ describe('responses recorded from the service match the document', () => {
     expect((await call('post', '/api/v1/analytics/events', {}, { key: limited.publishableKey, body: { events: [] } })).status).toBe(429);
     for (let i = 0; i < 30; i++) await call('post', '/api/v1/generate', {}, { key: limited.secretKey, body: {} });
     expect((await call('post', '/api/v1/generate', {}, { key: limited.secretKey, body: {} })).status).toBe(429);
+    // Generate and render share the secret key's bucket; embed counts in the publishable key's own.
+    expect((await call('get', '/api/v1/render', {}, { query: { prompt: 'x', key: limited.secretKey } })).status).toBe(429);
+    for (let i = 0; i < 30; i++) await call('post', '/api/v1/embed/resolve', {}, { key: limited.publishableKey, body: { elements: [] } });
+    expect((await call('post', '/api/v1/embed/resolve', {}, { key: limited.publishableKey, body: { elements: [] } })).status).toBe(429);
 
     // Permalinks.
     const admin = 'test-admin-token-0123456789abcdef';
     expect((await call('post', '/admin/api/v1/accounts/{handle}/permalinks', { handle: account.handle }, { key: admin, body: { name: 'hero', imageIds: [done.imageId] } })).status).toBe(201);
     expect((await call('get', '/api/img/{handle}/{name}', { handle: account.handle, name: 'hero' })).status).toBe(302);
     expect((await call('get', '/api/img/{handle}/{name}', { handle: account.handle, name: 'nope' })).status).toBe(404);
+    const fencedLink = { handle: fenced.handle, name: 'garden' };
+    expect((await call('post', '/admin/api/v1/accounts/{handle}/permalinks', { handle: fenced.handle }, { key: admin, body: { name: 'garden', imageIds: [(await fencedImage).imageId] } })).status).toBe(201);
+    expect((await call('get', '/api/img/{handle}/{name}', fencedLink, { headers: { referer: 'https://evil.example.net/page' } })).status).toBe(403);
+    expect((await call('get', '/api/img/{handle}/{name}', fencedLink, { headers: { referer: 'https://shop.example.com/page' } })).status).toBe(302);
     expect((await call('patch', '/api/v1/image/{id}/reject', { id: done.imageId }, { key: sk })).body).toEqual({ id: done.imageId, rejected: true });
 
     // Service routes.
@@ -249,13 +267,20 @@ describe('responses recorded from the service match the document', () => {
       'POST /api/v1/generate 429',
       'GET /api/v1/job/{jobId} 200',
       'GET /api/v1/job/{jobId} 404',
+      'GET /api/v1/job/{jobId}/events 204',
       'GET /api/v1/render 302',
+      'GET /api/v1/render 402',
+      'GET /api/v1/render 429',
       'GET /api/v1/render 503',
+      'GET /api/v1/styles 403',
       'POST /api/v1/embed/resolve 200',
       'POST /api/v1/embed/resolve 403',
+      'POST /api/v1/embed/resolve 429',
       'POST /api/v1/analytics/events 202',
+      'POST /api/v1/analytics/events 403',
       'POST /api/v1/analytics/events 429',
       'GET /api/img/{handle}/{name} 302',
+      'GET /api/img/{handle}/{name} 403',
     ])
       expect(seen).toContain(expected);
   });

@@ -14,6 +14,9 @@ export interface RecordedResponse {
   body: unknown;
 }
 
+/** Headers of the API's own that a caller acts on: one sent on a response must be documented for its status. */
+const API_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Quota-Used', 'X-Quota-Limit', 'X-Quota-Reset', 'Retry-After', 'Idempotent-Replayed'];
+
 const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 const mediaType = (contentType: string | null) => (contentType ?? '').split(';')[0].trim().toLowerCase();
 
@@ -21,7 +24,7 @@ const mediaType = (contentType: string | null) => (contentType ?? '').split(';')
  * Checks a response recorded from the running service against the document: the status is
  * documented for the operation, the content type is one it lists, a JSON body matches the
  * schema (ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses) and required headers are present and
- * well-formed. Returns the problems found; none means the response is as documented.
+ * well-formed, and none of the API's own headers is sent without being documented. Returns the problems found; none means the response is as documented.
  */
 export function createResponseValidator(doc: OpenApiDocument) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -52,6 +55,8 @@ export function createResponseValidator(doc: OpenApiDocument) {
       if (!validate(r.body)) problems.push(`${where}: body ${JSON.stringify(r.body)} does not match: ${ajv.errorsText(validate.errors)}`);
     }
 
+    const documentedHeaders = new Set(Object.keys(response.headers ?? {}).map((name) => name.toLowerCase()));
+    for (const name of API_HEADERS) if (r.headers.has(name) && !documentedHeaders.has(name.toLowerCase())) problems.push(`${where}: header ${name} sent but not documented`);
     for (const [name, header] of Object.entries<any>(response.headers ?? {})) {
       const value = r.headers.get(name);
       if (value === null) {

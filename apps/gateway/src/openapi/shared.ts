@@ -42,7 +42,11 @@ export const rateLimitHeaders = {
   'X-RateLimit-Remaining': intHeader('Requests left in the sliding one-minute window'),
 };
 
-const retryAfter = { 'Retry-After': intHeader('Seconds to wait before retrying') };
+export const retryAfter = { 'Retry-After': intHeader('Seconds to wait before retrying') };
+
+export const replayedHeader = {
+  'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key and body', required: false, schema: { type: 'string' as const, enum: ['true'] } },
+};
 
 export const locationHeader = { Location: { description: 'Where the image file is', required: true, schema: { type: 'string' as const, format: 'uri' } } };
 
@@ -78,7 +82,34 @@ export const errors = {
   unavailable: { ...json(errorBodySchema, 'A dependency is unavailable; retry after Retry-After', retryAfter), id: 'ServiceUnavailable' },
 } satisfies Record<string, ZodOpenApiResponseObject>;
 
-export const notFound = (message: string, description = message) => json(error(message), description);
+export const notFound = (message: string, description = message, headers?: ZodOpenApiResponseObject['headers']) => json(error(message), description, headers);
 
 /** Every keyed operation can answer these. */
 export const keyedErrors = { '401': errors.unauthorized, '403': errors.forbidden, '500': errors.internal, '503': errors.unavailable };
+
+/** A response with more headers; a shared answer (a component) is copied inline, so the component keeps its own. */
+export function withHeaders(response: ZodOpenApiResponseObject, headers: NonNullable<ZodOpenApiResponseObject['headers']>): ZodOpenApiResponseObject {
+  const { id: _component, ...inline } = response as ZodOpenApiResponseObject & { id?: string };
+  return { ...inline, headers: { ...inline.headers, ...headers } };
+}
+
+/*
+ * Rate limiting runs after authentication and before validation (http/middleware/rate-limit.ts),
+ * so every answer of a rate-limited handler carries X-RateLimit-*. A status that can also come
+ * from earlier (unparsable JSON, a refused key, a dependency outage) carries them only sometimes.
+ */
+export const withRateLimitHeaders = (response: ZodOpenApiResponseObject) => withHeaders(response, rateLimitHeaders);
+export const withOptionalRateLimitHeaders = (response: ZodOpenApiResponseObject) => withHeaders(response, optionalHeaders(rateLimitHeaders));
+
+/** keyedErrors of a rate-limited operation: a 500 or 503 from the handler comes after the rate limit. */
+export const rateLimitedKeyedErrors = {
+  ...keyedErrors,
+  '500': withOptionalRateLimitHeaders(errors.internal),
+  '503': withOptionalRateLimitHeaders(errors.unavailable),
+};
+
+/** The 403 of an operation that checks the style against the plan after the rate limit (generate, render). */
+export const forbiddenOrStyleAbovePlan = withOptionalRateLimitHeaders({
+  ...errors.forbidden,
+  description: `${errors.forbidden.description}; or a style above the account's plan (after the rate limit, so with X-RateLimit-*)`,
+});

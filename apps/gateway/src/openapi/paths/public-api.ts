@@ -20,10 +20,27 @@ import {
   stillGeneratingBodySchema,
   stylesResponseSchema,
 } from '@promptpix/contracts';
-import { NO_CLOSE_MATCH } from '@promptpix/core';
+import { CANCEL_AFTER_SECONDS, IDEMPOTENCY_KEY_PATTERN, NO_CLOSE_MATCH } from '@promptpix/core';
 import { IdempotencyMessages } from '../../http/idempotency';
 import { JOB_FINISHED } from '../../http/routes/job-cancel';
-import { auth, errors, json, keyedErrors, locationHeader, notFound, optionalHeaders, quotaHeaders, rateLimitHeaders, redirect } from '../shared';
+import {
+  auth,
+  errors,
+  forbiddenOrStyleAbovePlan,
+  json,
+  keyedErrors,
+  locationHeader,
+  notFound,
+  optionalHeaders,
+  quotaHeaders,
+  rateLimitedKeyedErrors,
+  rateLimitHeaders,
+  redirect,
+  replayedHeader,
+  retryAfter,
+  withOptionalRateLimitHeaders,
+  withRateLimitHeaders,
+} from '../shared';
 
 /** The endpoints of the interface spec, described from the schemas the handlers validate with. */
 
@@ -58,35 +75,39 @@ export const publicApiPaths: ZodOpenApiPathsObject = {
       security: auth.secret,
       requestParams: {
         header: z.object({
+          // The bounds are the parsers' own (core: parseCancelAfter, parseIdempotencyKey).
           'Cancel-After': z
-            .string()
+            .int()
+            .min(CANCEL_AFTER_SECONDS.min)
+            .max(CANCEL_AFTER_SECONDS.max)
             .optional()
-            .meta({ description: 'Extension. Whole seconds, 1 to 3600: a job this request starts that has not finished by then is cancelled (failed, "cancelled", quota refunded).' }),
+            .meta({ description: 'Extension. Whole seconds: a job this request starts that has not finished by then is cancelled (failed, "cancelled", quota refunded).' }),
           'Idempotency-Key': z
             .string()
-            .min(1)
-            .max(255)
+            .regex(IDEMPOTENCY_KEY_PATTERN)
             .optional()
             .meta({
               description:
-                'Extension. A retry with the same key and body gets the first answer again for 24 hours (with `Idempotent-Replayed: true`); the same key with another body is a 409. Scoped to the account; error answers are not kept.',
+                'Extension. 1 to 255 visible ASCII characters (a UUID is typical). A retry with the same key and body gets the first answer again for 24 hours (with `Idempotent-Replayed: true`); the same key with another body is a 409. Scoped to the account; error answers are not kept.',
             }),
         }),
       },
       requestBody: jsonBody(generateBodySchema),
       responses: {
-        '202': json(generateAcceptedSchema, 'Generate mode: the job was queued', { ...quotaHeaders, ...rateLimitHeaders }),
+        ...rateLimitedKeyedErrors,
+        '202': json(generateAcceptedSchema, 'Generate mode: the job was queued', { ...quotaHeaders, ...rateLimitHeaders, ...replayedHeader }),
         '409': json(
           errorBodySchema.meta({ example: { error: IdempotencyMessages.mismatch } }),
           `Idempotency-Key reused with another body ("${IdempotencyMessages.mismatch}"), or the same request still in progress ("${IdempotencyMessages.inProgress}", with Retry-After)`,
+          { ...rateLimitHeaders, ...optionalHeaders(retryAfter) },
         ),
-        '200': json(instantResultSchema, 'Instant mode: the closest library image', rateLimitHeaders),
-        '400': errors.badRequest,
-        '402': errors.quotaExceeded,
-        '404': notFound(NO_CLOSE_MATCH, 'Instant mode found nothing close enough'),
+        '200': json(instantResultSchema, 'Instant mode: the closest library image', { ...rateLimitHeaders, ...replayedHeader }),
+        '400': withOptionalRateLimitHeaders(errors.badRequest),
+        '402': withRateLimitHeaders(errors.quotaExceeded),
+        '403': forbiddenOrStyleAbovePlan,
+        '404': notFound(NO_CLOSE_MATCH, 'Instant mode found nothing close enough', rateLimitHeaders),
         '413': errors.tooLarge,
         '429': errors.rateLimited,
-        ...keyedErrors,
       },
     },
   },
@@ -132,13 +153,25 @@ export const publicApiPaths: ZodOpenApiPathsObject = {
       security: auth.secret,
       requestParams: { query: renderQuerySchema },
       responses: {
-        '302': { ...redirect('The image file (`Cache-Control: private, max-age=60`), with the quota headers (on a cache hit too, unchanged by it)'), headers: { ...locationHeader, ...optionalHeaders(quotaHeaders) } },
-        '400': errors.badRequest,
-        '402': errors.quotaExceeded,
+        ...rateLimitedKeyedErrors,
+        '302': {
+          ...redirect('The image file (`Cache-Control: private, max-age=60`), with the quota headers (on a cache hit too, unchanged by it)'),
+          headers: { ...locationHeader, ...optionalHeaders(quotaHeaders), ...rateLimitHeaders },
+        },
+        '400': withOptionalRateLimitHeaders(errors.badRequest),
+        '402': withRateLimitHeaders(errors.quotaExceeded),
+        '403': forbiddenOrStyleAbovePlan,
         '429': errors.rateLimited,
-        ...keyedErrors,
-        '502': json(stillGeneratingBodySchema, 'The generation failed at the model; retry'),
-        '503': json(stillGeneratingBodySchema, 'Still generating after RENDER_WAIT_MS; retry after Retry-After, or poll the job', { 'Retry-After': { required: true, schema: { type: 'integer' } } }),
+        '502': json(stillGeneratingBodySchema, 'The generation failed at the model; retry. The quota headers come when this request started the generation', {
+          ...rateLimitHeaders,
+          ...optionalHeaders(quotaHeaders),
+        }),
+        '503': json(
+          z.union([stillGeneratingBodySchema, errorBodySchema]),
+          'Still generating after RENDER_WAIT_MS (with the `jobId`): retry after Retry-After, or poll the job. The quota headers come when this request started the generation. ' +
+            'Or a dependency is unavailable (no `jobId`)',
+          { ...retryAfter, ...optionalHeaders({ ...rateLimitHeaders, ...quotaHeaders }) },
+        ),
       },
     },
   },
@@ -221,11 +254,11 @@ export const publicApiPaths: ZodOpenApiPathsObject = {
       security: auth.either,
       requestBody: jsonBody(embedResolveBodySchema),
       responses: {
+        ...rateLimitedKeyedErrors,
         '200': json(embedResolveResponseSchema, 'One result per element, in the order sent', rateLimitHeaders),
-        '400': errors.badRequest,
+        '400': withOptionalRateLimitHeaders(errors.badRequest),
         '413': errors.tooLarge,
         '429': errors.rateLimited,
-        ...keyedErrors,
       },
     },
   },
@@ -238,11 +271,11 @@ export const publicApiPaths: ZodOpenApiPathsObject = {
       security: auth.either,
       requestBody: jsonBody(analyticsBodySchema),
       responses: {
+        ...rateLimitedKeyedErrors,
         '202': json(analyticsAcceptedSchema, 'Received', rateLimitHeaders),
-        '400': errors.badRequest,
+        '400': withOptionalRateLimitHeaders(errors.badRequest),
         '413': errors.tooLarge,
         '429': errors.rateLimited,
-        ...keyedErrors,
       },
     },
   },
