@@ -70,4 +70,20 @@ describe('GET /docs', () => {
     expect(foreign).toEqual([]);
     await page.close();
   });
+
+  it('/docs/ (trailing slash) leads to the same rendered page, not a blank one', async () => {
+    const moved = await fetch(`${service.baseUrl}/docs/?x=1`, { redirect: 'manual' });
+    expect([moved.status, new URL(moved.headers.get('location') ?? '', `${service.baseUrl}/docs/`).href]).toEqual([301, `${service.baseUrl}/docs?x=1`]);
+
+    const page = await context.newPage();
+    const missing: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() >= 400) missing.push(`${response.status()} ${response.url()}`);
+    });
+    await page.goto(`${service.baseUrl}/docs/`);
+    await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
+    expect(page.url()).toBe(`${service.baseUrl}/docs`);
+    expect(missing).toEqual([]);
+    await page.close();
+  });
 });

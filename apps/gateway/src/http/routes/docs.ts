@@ -48,7 +48,7 @@ const PAGE = `<!doctype html>
 
 /**
  * GET /api/openapi.json: the OpenAPI 3.1 document (built once per process from the zod schemas).
- * GET /docs: the reference page, Swagger UI bundled from npm. Its Content-Security-Policy allows
+ * GET /docs: the reference page, Swagger UI bundled from npm (/docs/ redirects there). Its Content-Security-Policy allows
  * only this origin (and the public base URL, for "Try it out"), so nothing reaches a CDN.
  */
 export function docsRoutes(deps: Pick<GatewayDeps, 'publicBaseUrl'>) {
@@ -73,7 +73,9 @@ export function docsRoutes(deps: Pick<GatewayDeps, 'publicBaseUrl'>) {
       res.setHeader('Access-Control-Allow-Origin', '*');
       res.json(document);
     })
-    .get('/docs', (_req, res) => {
+    .get('/docs', (req, res) => {
+      // Express answers /docs/ here too, where the page's relative URLs would resolve under /docs/docs/.
+      if (req.path.endsWith('/')) return void res.redirect(301, `../docs${new URL(req.originalUrl, 'http://gateway').search}`);
       res.setHeader('Content-Security-Policy', csp);
       res.setHeader('Cache-Control', 'public, max-age=300');
       res.type('html').send(PAGE);

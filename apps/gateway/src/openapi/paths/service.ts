@@ -81,7 +81,13 @@ export const servicePaths: ZodOpenApiPathsObject = {
       operationId: 'referencePage',
       summary: 'The API reference page (this document, rendered)',
       security: auth.none,
-      responses: { '200': text('text/html', 'The page') },
+      responses: {
+        '200': text('text/html', 'The page'),
+        '301': {
+          description: '`/docs/` (with a trailing slash) moves to `/docs`, where the relative URLs of the page resolve',
+          headers: { Location: { description: '`../docs`, relative so a path prefix in front of the service is kept', required: true, schema: { type: 'string', format: 'uri-reference' } } },
+        },
+      },
     },
   },
   '/docs/assets/{file}': {
