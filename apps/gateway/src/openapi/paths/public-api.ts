@@ -162,13 +162,10 @@ export const publicApiPaths: ZodOpenApiPathsObject = {
         '402': withRateLimitHeaders(errors.quotaExceeded),
         '403': forbiddenOrStyleAbovePlan,
         '429': errors.rateLimited,
-        '502': json(stillGeneratingBodySchema, 'The generation failed at the model; retry. The quota headers come when this request started the generation', {
-          ...rateLimitHeaders,
-          ...optionalHeaders(quotaHeaders),
-        }),
+        '502': json(stillGeneratingBodySchema, 'The generation failed at the model; retry', { ...rateLimitHeaders, ...quotaHeaders }),
         '503': json(
           z.union([stillGeneratingBodySchema, errorBodySchema]),
-          'Still generating after RENDER_WAIT_MS (with the `jobId`): retry after Retry-After, or poll the job. The quota headers come when this request started the generation. ' +
+          'Still generating after RENDER_WAIT_MS (with the `jobId` and the rate-limit and quota headers): retry after Retry-After, or poll the job. ' +
             'Or a dependency is unavailable (no `jobId`)',
           { ...retryAfter, ...optionalHeaders({ ...rateLimitHeaders, ...quotaHeaders }) },
         ),
