@@ -85,6 +85,7 @@ export function buildGatewayDeps(
     webhookStore: infra.webhookStore,
     cancellation: createJobCancellation({ ...infra, now: () => new Date() }),
     activeJobsPerKey: config.activeJobsPerKey,
+    webhookPrivateAddressesAllowed: config.webhooks.allowPrivateAddresses,
     publishableIpRateLimit: config.publishableIpRateLimit,
     trustProxy: config.trustProxy,
     dashboardSessions: infra.dashboardSessions,

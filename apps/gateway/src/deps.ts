@@ -52,6 +52,8 @@ export interface GatewayDeps {
   webhookStore: WebhookRepository;
   /** Cap on jobs queued or running per key, by plan. */
   activeJobsPerKey: Record<PlanName, number>;
+  /** WEBHOOK_ALLOW_PRIVATE_ADDRESSES: a webhookUrl naming a loopback or private host is accepted (development). */
+  webhookPrivateAddressesAllowed: boolean;
   /** Requests a minute per client IP and publishable key; 0 turns the limit off. */
   publishableIpRateLimit: number;
   /** Screens prompts before any generation or match (README, "Safety"); null when switched off. */

@@ -3,11 +3,13 @@
  * verifies every signature with the account's secret (Standard Webhooks library), answers 500 to
  * the first two attempts of each delivery, and deduplicates by webhook-id.
  */
+import { lookup } from 'node:dns/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
-import { newWebhookSecret, type ImageModel } from '@promptpix/core';
+import { addressRefusal, newWebhookSecret, type ImageModel } from '@promptpix/core';
 import { SHAPES, startTestService, type TestAccount, type TestService } from './test-service';
 
 jest.setTimeout(60_000);
@@ -303,13 +305,31 @@ describe.each(SHAPES)('webhook SSRF guard (%s)', (shape) => {
     await receiver?.stop();
   });
 
-  it('never calls a loopback receiver: the delivery is blocked at once, not retried, and says why', async () => {
-    expect(service.config.webhooks.allowPrivateAddresses).toBe(false);
+  const generateWithHook = (account: TestAccount, prompt: string, webhookUrl: string) =>
+    request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, webhookUrl });
+
+  it.each([
+    ['a loopback literal', () => `${receiver.base}/ok`, 'Must reach a public address, not a loopback address 127.0.0.1'],
+    ['an IPv6 loopback literal', () => 'https://[::1]/ok', 'Must reach a public address, not a loopback address ::1'],
+    ['a private literal', () => 'https://10.0.0.5/ok', 'Must reach a public address, not a private address 10.0.0.5'],
+    ['the cloud metadata address', () => 'https://169.254.169.254/latest/meta-data', 'Must reach a public address, not a link-local address 169.254.169.254'],
+    ['localhost', () => 'http://localhost:9/ok', 'Must reach a public address, not a loopback name localhost'],
+  ])('refuses %s at once: a 400 naming webhookUrl, no job, no quota', async (_name, url, message) => {
     const account = await service.createAccount();
-    const started = await request(service.baseUrl)
-      .post('/api/v1/generate')
-      .set('Authorization', `Bearer ${account.secretKey}`)
-      .send({ prompt: 'a guarded webhook', webhookUrl: `${receiver.base}/ok` });
+    const refused = await generateWithHook(account, 'a guarded webhook', url());
+    expect(refused.status).toBe(400);
+    expect(refused.body.details.fieldErrors).toEqual({ webhookUrl: [message] });
+    expect((await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`)).body.quotaUsed).toBe(0);
+  });
+
+  it('never calls a receiver whose name resolves to a loopback or private address: blocked at delivery, not retried, and says why', async () => {
+    expect(service.config.webhooks.allowPrivateAddresses).toBe(false);
+    // This machine's own name: it resolves to a loopback or private address, never a public one.
+    const host = hostname();
+    const [resolved] = await lookup(host, { all: true });
+    expect(addressRefusal(resolved.address)).not.toBeNull();
+    const account = await service.createAccount();
+    const started = await generateWithHook(account, 'a webhook to a private name', `https://${host}:${new URL(receiver.base).port}/ok`);
     expect(started.status).toBe(202);
     await service.waitForJob(started.body.jobId, account.secretKey);
     const log = await until(
@@ -317,7 +337,7 @@ describe.each(SHAPES)('webhook SSRF guard (%s)', (shape) => {
       (r) => r.body.deliveries.some((d: { status: string }) => d.status === 'blocked'),
     );
     expect(log.body.deliveries).toEqual([
-      expect.objectContaining({ jobId: started.body.jobId, status: 'blocked', attempts: 1, lastStatusCode: null, lastError: 'loopback address 127.0.0.1: webhooks go only to public addresses', deliveredAt: null }),
+      expect.objectContaining({ jobId: started.body.jobId, status: 'blocked', attempts: 1, lastStatusCode: null, lastError: `${host} resolves to ${addressRefusal(resolved.address)}: webhooks go only to public addresses`, deliveredAt: null }),
     ]);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.requests).toEqual([]);

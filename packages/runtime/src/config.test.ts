@@ -43,6 +43,7 @@ describe('config', () => {
     [{ WORKER_CONCURRENCY: '0' }, 'WORKER_CONCURRENCY'],
     [{ WEBHOOK_ATTEMPTS: '0' }, 'WEBHOOK_ATTEMPTS'],
     [{ WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES'],
+    [{ WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true', NODE_ENV: 'production' }, 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES: must not be true when NODE_ENV=production'],
     [{ MODEL_PROVIDER: 'dalle' }, 'MODEL_PROVIDER'],
     [{ INSTANT_MIN_SCORE: '2' }, 'INSTANT_MIN_SCORE'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
@@ -50,6 +51,11 @@ describe('config', () => {
   ])('%j fails naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);
+  });
+
+  it('webhooks may reach private addresses only outside production', () => {
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' }).webhooks.allowPrivateAddresses).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).webhooks.allowPrivateAddresses).toBe(false);
   });
 
   it('model providers get their own settings', () => {

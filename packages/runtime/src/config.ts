@@ -205,6 +205,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const dataDir = resolve(e.DATA_DIR);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  if (e.NODE_ENV === 'production' && e.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true') {
+    throw new ConfigError('Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: must not be true when NODE_ENV=production (it turns the webhooks\' SSRF guard off)');
+  }
   if (e.S3_BUCKET && (!!e.S3_ACCESS_KEY_ID !== !!e.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY: set both or neither');
   }

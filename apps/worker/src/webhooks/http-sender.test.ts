@@ -84,6 +84,20 @@ describe('webhook HTTP sender', () => {
     expect(receiver.seen).toHaveLength(0);
   });
 
+  it('does not follow a redirect: the 3xx is the attempt\'s answer and its target sees nothing', async () => {
+    const target = await startReceiver(200);
+    const redirecting = createServer((_req, res) => res.writeHead(302, { location: `http://127.0.0.1:${target.port}/elsewhere` }).end());
+    await new Promise<void>((done) => redirecting.listen(0, '127.0.0.1', done));
+    try {
+      const sender = createWebhookSender({ timeoutMs: 2000, allowPrivateAddresses: true, userAgent: 'Test/1' });
+      expect(await sender.send(`http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/hook`, headers, '{}')).toEqual({ kind: 'response', statusCode: 302 });
+      expect(target.seen).toHaveLength(0);
+    } finally {
+      redirecting.close();
+      await target.close();
+    }
+  });
+
   it('reports a name that does not resolve, a refused connection and a receiver that never answers as errors (retried)', async () => {
     receiver = await startReceiver(null);
     const sender = createWebhookSender({ timeoutMs: 300, allowPrivateAddresses: true, userAgent: 'Test/1', resolve: fakeDns({}).resolve });

@@ -1,4 +1,4 @@
-import { addressRefusal } from './address-guard';
+import { addressRefusal, webhookUrlRefusal } from './address-guard';
 
 describe('addressRefusal (SSRF guard)', () => {
   it.each([
@@ -58,5 +58,24 @@ describe('addressRefusal (SSRF guard)', () => {
 
   it.each([['localhost'], ['example.com'], ['999.1.1.1'], ['']])('refuses %j, which is not an IP address', (address) => {
     expect(addressRefusal(address)).toMatch(/^not an IP address/);
+  });
+});
+
+describe('webhookUrlRefusal (before any DNS lookup)', () => {
+  it.each([
+    ['https://hooks.example.com/promptpix', null],
+    ['https://8.8.8.8/hook', null],
+    ['https://[2606:4700:4700::1111]/hook', null],
+    ['http://127.0.0.1:8080/hook', 'loopback address 127.0.0.1'],
+    ['http://[::1]:8080/hook', 'loopback address ::1'],
+    ['https://10.0.0.5/hook', 'private address 10.0.0.5'],
+    ['https://169.254.169.254/latest/meta-data', 'link-local address 169.254.169.254'],
+    ['http://localhost:3000/hook', 'loopback name localhost'],
+    ['https://LOCALHOST/hook', 'loopback name localhost'],
+    ['https://api.localhost/hook', 'loopback name api.localhost'],
+    ['https://localhost.example.com/hook', null],
+    ['not a url', 'not a URL'],
+  ])('%s → %s', (url, expected) => {
+    expect(webhookUrlRefusal(url)).toBe(expected);
   });
 });

@@ -32,3 +32,20 @@ const NAMES: Record<string, string> = {
 };
 
 const describe = (range: string) => NAMES[range] ?? `non-public (${range})`;
+
+/**
+ * What can be told of a webhook URL before any DNS lookup: a literal IP address is judged by
+ * `addressRefusal`, and `localhost` (with its `.localhost` subdomains, RFC 6761) is loopback.
+ * Other names are judged when they are resolved, at delivery. Null when nothing is refused yet.
+ */
+export function webhookUrlRefusal(webhookUrl: string): string | null {
+  let hostname: string;
+  try {
+    hostname = new URL(webhookUrl).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  } catch {
+    return 'not a URL';
+  }
+  if (ipaddr.isValid(hostname)) return addressRefusal(hostname);
+  if (hostname === 'localhost' || hostname.endsWith('.localhost')) return `loopback name ${hostname}`;
+  return null;
+}

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { generateBodySchema, type GenerateBody } from '@promptpix/contracts';
-import { noCloseMatch, quotaHeaders, type StoredResponse } from '@promptpix/core';
+import { fieldError, noCloseMatch, quotaHeaders, webhookUrlRefusal, type StoredResponse } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { cancelAtOf, watchDeadline } from '../cancel-after';
 import { idempotent } from '../idempotency';
@@ -11,6 +11,9 @@ import { parseOrThrow } from '../validate';
 
 async function generate(deps: GatewayDeps, auth: AuthContext, body: GenerateBody, cancelAt: string | null): Promise<StoredResponse> {
   const { account } = auth;
+  // Refused at delivery anyway; a literal private address or localhost can be told now.
+  const webhookRefusal = body.webhookUrl && !deps.webhookPrivateAddressesAllowed ? webhookUrlRefusal(body.webhookUrl) : null;
+  if (webhookRefusal) throw fieldError('webhookUrl', `Must reach a public address, not a ${webhookRefusal}`);
   const request = await checkedGenerationRequest(deps, account, { ...body, ageBucket: body.ageBuckets?.[0] });
   if (body.mode === 'instant') {
     // Instant: the closest shared-library image now; no job, no quota, every plan.
