@@ -44,7 +44,9 @@ export const createPermalinkRepository = (prisma: PrismaClient) => ({
   async addImageByName(accountId: string, name: string, imageId: string) {
     const owned = await prisma.image.count({ where: { id: imageId, accountId } });
     if (owned === 0) return null;
-    const permalink = await prisma.permalink.upsert({ where: { accountId_name: { accountId, name } }, create: { accountId, name }, update: {} });
+    // ON CONFLICT DO NOTHING, then read: two first saves to one new name both land in the same permalink.
+    await prisma.permalink.createMany({ data: [{ accountId, name }], skipDuplicates: true });
+    const permalink = await prisma.permalink.findUniqueOrThrow({ where: { accountId_name: { accountId, name } } });
     await prisma.permalinkImage.createMany({ data: [{ permalinkId: permalink.id, imageId }], skipDuplicates: true });
     return permalink;
   },
