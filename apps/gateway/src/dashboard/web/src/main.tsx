@@ -185,8 +185,8 @@ function PendingPage({ session, onRecheck }: { session: SessionView; onRecheck: 
         </span>
         <h1 id="page-title">Waiting for approval</h1>
         <p>
-          Thanks for signing up, <strong>@{session.account.handle}</strong>. An operator reviews new accounts before they can generate images; we will
-          write to <strong>{session.account.email}</strong> when yours is approved.
+          You have been invited, <strong>@{session.account.handle}</strong>. An operator approves each account by hand before it can generate images;
+          we will write to <strong>{session.account.email}</strong> when yours is approved.
         </p>
         <div class="form-actions center">
           <button type="button" class="btn btn-primary" onClick={onRecheck}>
