@@ -129,6 +129,7 @@ export type AnalyticsAccepted = z.infer<typeof analyticsAcceptedSchema>;
 export const healthSchema = z
   .object({ status: z.literal('ok'), service: z.string(), timestamp: isoTimestamp })
   .meta({ id: 'Health' });
+export type Health = z.infer<typeof healthSchema>;
 
 /* ---------- Error bodies (spec, "Errors") ---------- */
 

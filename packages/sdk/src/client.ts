@@ -1,5 +1,6 @@
 import { PromptPixError } from './errors';
 import { quotaFromHeaders } from './headers';
+import { followJobEvents, type JobEventsOptions } from './job-events';
 import { createTransport, type Transport } from './transport';
 import { buildRenderUrl, normalizeBaseUrl, segment } from './urls';
 import { waitForCompletion, type WaitOptions } from './wait-for-image';
@@ -12,7 +13,9 @@ import type {
   EmbedResult,
   GenerateInput,
   GenerateResult,
+  Health,
   InstantResult,
+  JobProgress,
   JobView,
   PinResult,
   PublicStyle,
@@ -41,10 +44,22 @@ export interface GenerateOptions extends RequestOptions {
    * jobId) for 24 hours instead of starting a second generation. A UUID per logical request is typical.
    */
   idempotencyKey?: string;
+  /**
+   * Sent as `Cancel-After` (an extension): whole seconds, 1 to 3600. A job this call starts that
+   * has not finished by then is cancelled (failed, "cancelled", quota refunded).
+   */
+  cancelAfter?: number;
+}
+
+function generateHeaders(options: GenerateOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
+  if (options.cancelAfter !== undefined) headers['Cancel-After'] = String(options.cancelAfter);
+  return headers;
 }
 
 /**
- * Client of the promptpix API. Every method but `publicStyles` sends the key as
+ * Client of the promptpix API. Every method but `publicStyles` and `health` sends the key as
  * `Authorization: Bearer …`; every 4xx/5xx is thrown as a subclass of PromptPixError.
  */
 export class PromptPix {
@@ -69,7 +84,7 @@ export class PromptPix {
       path: '/api/v1/generate',
       body: { ...body, mode: 'generate' },
       signal: options.signal,
-      headers: options.idempotencyKey === undefined ? undefined : { 'Idempotency-Key': options.idempotencyKey },
+      headers: generateHeaders(options),
     });
     return { jobId: data.jobId, status: data.status, quota: quotaFromHeaders(headers) };
   }
@@ -93,6 +108,25 @@ export class PromptPix {
   async cancel(jobId: string, options: RequestOptions = {}): Promise<JobView> {
     const { data } = await this.#transport.json<JobView>({ method: 'DELETE', path: `/api/v1/job/${segment(jobId)}`, signal: options.signal });
     return data;
+  }
+
+  /**
+   * The job's states as they change, from its Server-Sent Events stream (either key): the current
+   * state at once, then each change, ending after `completed` or `failed`. Unknown, expired or
+   * another account's: NotFoundError on the first `next()`. Break out of the loop or abort
+   * `signal` to close the stream.
+   *
+   * ```ts
+   * for await (const job of pp.jobEvents(jobId)) console.log(job.status, job.position);
+   * ```
+   */
+  jobEvents(jobId: string, options: JobEventsOptions = {}): AsyncGenerator<JobProgress, void, undefined> {
+    const path = `/api/v1/job/${segment(jobId)}/events`;
+    return followJobEvents(
+      (lastEventId, signal) =>
+        this.#transport.send({ method: 'GET', path, signal, headers: { accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) } }),
+      options,
+    );
   }
 
   /**
@@ -175,6 +209,11 @@ export class PromptPix {
   /** Resolves 1 to 50 elements in one call (either key): one result per element, in order; one failing element never fails the batch. */
   async embedResolve(elements: EmbedElementInput[], options: RequestOptions = {}): Promise<EmbedResult[]> {
     return (await this.#transport.json<{ results: EmbedResult[] }>({ method: 'POST', path: '/api/v1/embed/resolve', body: { elements }, signal: options.signal })).data.results;
+  }
+
+  /** Liveness of the service (GET /api/health); sends no key. */
+  async health(options: RequestOptions = {}): Promise<Health> {
+    return (await this.#transport.json<Health>({ method: 'GET', path: '/api/health', authenticated: false, signal: options.signal })).data;
   }
 
   /** Records 1 to 100 analytics events (either key). `accepted` means received, not necessarily stored. */

@@ -1,4 +1,5 @@
 export { PromptPix, type GenerateOptions, type PromptPixOptions, type RequestOptions } from './client';
+export type { JobEventsOptions } from './job-events';
 export type { WaitOptions } from './wait-for-image';
 export {
   AuthenticationError,

@@ -19,6 +19,7 @@ import {
   RateLimitError,
   TimeoutError,
   type CompletedJob,
+  type JobProgress,
   type JobView,
 } from './index';
 
@@ -103,6 +104,51 @@ describe('@promptpix/sdk against the embedded service', () => {
       await expect(secret.cancel(made.jobId)).rejects.toMatchObject({ name: 'ConflictError', status: 409 });
     });
 
+    it('generate with cancelAfter: a job still running at the deadline is cancelled', async () => {
+      const started = await secret.generate({ prompt: 'slowly: a sandcastle before the tide', ...SMALL }, { cancelAfter: 1 });
+      const error = await rejectionOf(secret.waitForImage(started.jobId));
+      expect(error).toBeInstanceOf(GenerationFailedError);
+      expect(error.job).toMatchObject({ status: 'failed', error: 'cancelled' });
+      const refused = await rejectionOf(secret.generate({ prompt: 'a deadline of nothing', ...SMALL }, { cancelAfter: 0 }));
+      expect(refused).toBeInstanceOf(InvalidRequestError);
+      expect(refused.fieldErrors).toEqual({ 'Cancel-After': [expect.any(String)] });
+    });
+
+    it('jobEvents follows a job to completion, to either key, and ends there', async () => {
+      const started = await secret.generate({ prompt: 'slowly: a hot air balloon rising', ...SMALL });
+      const seen: JobProgress[] = [];
+      for await (const job of publishable.jobEvents(started.jobId)) seen.push(job);
+      const statuses = seen.map((job) => job.status);
+      expect(statuses.at(-1)).toBe('completed');
+      expect(statuses).toContain('processing');
+      // Never the same state twice in a row.
+      expect(seen.every((job, i) => i === 0 || JSON.stringify(job) !== JSON.stringify(seen[i - 1]))).toBe(true);
+      expect(seen.at(-1)).toEqual(await secret.job(started.jobId));
+    });
+
+    it('jobEvents resumes after lastEventId: a final state already seen yields nothing; an unknown job is NotFoundError', async () => {
+      const resumed: JobProgress[] = [];
+      for await (const job of secret.jobEvents(made.jobId, { lastEventId: 'processing' })) resumed.push(job);
+      expect(resumed).toEqual([made]);
+      const after: JobProgress[] = [];
+      for await (const job of secret.jobEvents(made.jobId, { lastEventId: 'completed' })) after.push(job);
+      expect(after).toEqual([]);
+      const error = await rejectionOf(secret.jobEvents('00000000-0000-4000-8000-000000000000').next());
+      expect(error).toBeInstanceOf(NotFoundError);
+    });
+
+    it('aborting jobEvents rejects the pending next() with the abort reason', async () => {
+      const started = await secret.generate({ prompt: 'slowly: a glacier creeping', ...SMALL });
+      const controller = new AbortController();
+      const events = secret.jobEvents(started.jobId, { signal: controller.signal });
+      expect(['queued', 'processing']).toContain((await events.next()).value?.status);
+      const pending = rejectionOf(events.next());
+      setTimeout(() => controller.abort(), 100);
+      const error = await pending;
+      expect(error).toBeInstanceOf(DOMException);
+      expect(error.name).toBe('AbortError');
+    });
+
     it('job shows the job as it stands, to either key', async () => {
       expect(await secret.job(made.jobId)).toEqual(made);
       expect(await publishable.job(made.jobId)).toEqual(made);
@@ -177,6 +223,14 @@ describe('@promptpix/sdk against the embedded service', () => {
       expect(await rejectionOf(publishable.pin(image.imageId))).toBeInstanceOf(PermissionError);
     });
 
+    it('renderUrl passes seed and negativePrompt: another seed is another image, the same seed the same one', async () => {
+      const render = (seed: number) => fetch(secret.renderUrl({ prompt: 'a weather vane on a barn', negativePrompt: 'people', seed, ...SMALL }));
+      const [first, other, again] = [await render(11), await render(12), await render(11)];
+      expect([first.status, other.status, again.status]).toEqual([200, 200, 200]);
+      expect(other.url).not.toBe(first.url);
+      expect(again.url).toBe(first.url);
+    });
+
     it('renderUrl carries the key and leads, through a followed 302, to the image', async () => {
       const url = secret.renderUrl({ prompt: 'a windmill in a tulip field', style: 'watercolor', ...SMALL });
       expect(new URL(url).searchParams.get('key')).toBe(account.secretKey);
@@ -208,6 +262,16 @@ describe('@promptpix/sdk against the embedded service', () => {
       expect(presets.length).toBeGreaterThanOrEqual(20);
       expect(presets[0]).toEqual({ id: expect.any(String), name: expect.any(String), description: expect.anything(), tags: expect.any(Array), category: expect.any(String), tier: expect.any(String), previewUrl: null });
       expect(sent).toHaveLength(1);
+      expect(new Headers(sent[0]?.headers).has('authorization')).toBe(false);
+    });
+
+    it('health answers without a key', async () => {
+      const sent: Array<RequestInit | undefined> = [];
+      const watched = client('sk_live_not-a-real-key', (input, init) => {
+        sent.push(init);
+        return fetch(input, init);
+      });
+      expect(await watched.health()).toEqual({ status: 'ok', service: expect.any(String), timestamp: expect.stringMatching(ISO) });
       expect(new Headers(sent[0]?.headers).has('authorization')).toBe(false);
     });
 

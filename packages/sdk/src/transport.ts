@@ -19,7 +19,7 @@ export interface Call {
   authenticated?: boolean;
   redirect?: RequestRedirect;
   signal?: AbortSignal;
-  /** Extra request headers (Idempotency-Key). */
+  /** Extra request headers (Idempotency-Key, Cancel-After; Accept for an event stream). */
   headers?: Record<string, string>;
 }
 
@@ -27,7 +27,7 @@ export interface Call {
 export function createTransport(config: TransportConfig) {
   /** The raw response of a call; statuses of 400 and above are thrown as typed errors. */
   async function send(call: Call): Promise<Response> {
-    const headers: Record<string, string> = { ...call.headers, accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
     if (call.authenticated !== false) headers.authorization = `Bearer ${config.apiKey}`;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;

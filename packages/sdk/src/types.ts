@@ -12,6 +12,7 @@ export type {
   Character,
   EmbedElementInput,
   EmbedResult,
+  Health,
   ImageFormat,
   InstantResult,
   JobStatus,
@@ -40,6 +41,9 @@ export interface GenerateResult {
   quota: QuotaInfo | null;
 }
 
+/** One state of a job from its event stream: the job as `job()` shows it, plus `position` (jobs waiting ahead of it; 0 = next) while queued. */
+export type JobProgress = JobView & { position?: number };
+
 /** A job that finished with an image: imageUrl, imageId and completedAt are always set. */
 export type CompletedJob = JobView & { status: 'completed'; imageUrl: string; imageId: string; completedAt: string };
 
@@ -52,4 +56,8 @@ export interface RenderQuery {
   height?: number;
   format?: ImageFormat;
   age?: AgeBucket;
+  /** Extension: the same seed, prompt and settings give the same image. */
+  seed?: number;
+  /** Extension: what the image should not show. */
+  negativePrompt?: string;
 }

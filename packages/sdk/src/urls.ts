@@ -31,6 +31,6 @@ export const segment = (value: string): string => encodeURIComponent(value);
 
 /** GET /api/v1/render with the secret key in the `key` query parameter. */
 export function buildRenderUrl(base: string, apiKey: string, query: RenderQuery): string {
-  const { prompt, style, character, width, height, format, age } = query;
-  return buildUrl(base, '/api/v1/render', { prompt, style, character, width, height, format, age, key: apiKey });
+  const { prompt, style, character, width, height, format, age, seed, negativePrompt } = query;
+  return buildUrl(base, '/api/v1/render', { prompt, style, character, width, height, format, age, seed, negativePrompt, key: apiKey });
 }
