@@ -33,9 +33,10 @@ export interface ImageListQuery {
   /** Matches the prompt text, case-insensitively. */
   q?: string;
   style?: string;
-  /** YYYY-MM-DD, UTC, inclusive. */
-  from?: string;
-  to?: string;
+  /** Created at or after this instant. */
+  from?: Date;
+  /** Created before this instant. */
+  to?: Date;
   /** The last image of the previous page: the page holds older ones. */
   cursor?: { createdAt: Date; id: string };
   limit: number;
@@ -83,8 +84,8 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
     ];
     if (query.q) where.push(`i."prompt" ILIKE $${params.push(likePattern(query.q))}`);
     if (query.style) where.push(`i."style" = $${params.push(query.style)}`);
-    if (query.from) where.push(`i."createdAt" >= $${params.push(query.from)}::date`);
-    if (query.to) where.push(`i."createdAt" < ($${params.push(query.to)}::date + 1)`);
+    if (query.from) where.push(`i."createdAt" >= ($${params.push(query.from.toISOString())}::timestamptz AT TIME ZONE 'UTC')`);
+    if (query.to) where.push(`i."createdAt" < ($${params.push(query.to.toISOString())}::timestamptz AT TIME ZONE 'UTC')`);
     if (query.cursor) {
       where.push(`(i."createdAt", i."id") < (($${params.push(query.cursor.createdAt.toISOString())}::timestamptz AT TIME ZONE 'UTC'), $${params.push(query.cursor.id)}::uuid)`);
     }

@@ -63,9 +63,14 @@ describe('dashboard images (embedded)', () => {
     expect(q.body.images.map((i: { id: string }) => i.id)).toEqual([third.imageId, first.imageId]);
     const styled = await me.get('/dashboard/api/images?style=watercolor');
     expect(styled.body.images.map((i: { id: string }) => i.id)).toEqual([second.imageId]);
-    const today = new Date().toISOString().slice(0, 10);
-    expect((await me.get(`/dashboard/api/images?from=${today}&to=${today}`)).body.images).toHaveLength(3);
-    expect((await me.get('/dashboard/api/images?to=2000-01-01')).body.images).toHaveLength(0);
+    // Dates are UTC days, both ends included; instants (the browser's local midnights) are taken as given.
+    const createdAt = (id: string) => all.body.images.find((i: { id: string }) => i.id === id).createdAt as string;
+    const ids = async (query: string) => (await me.get(`/dashboard/api/images?${query}`)).body.images.map((i: { id: string }) => i.id);
+    expect(await ids(`from=${createdAt(first.imageId).slice(0, 10)}&to=${createdAt(third.imageId).slice(0, 10)}`)).toEqual([third.imageId, second.imageId, first.imageId]);
+    expect(await ids('to=2000-01-01')).toEqual([]);
+    const inOffset = (iso: string, ms: number) => encodeURIComponent(new Date(Date.parse(iso) + ms).toISOString().replace('Z', '+00:00'));
+    expect(await ids(`from=${inOffset(createdAt(second.imageId), 0)}&to=${inOffset(createdAt(third.imageId), 0)}`)).toEqual([second.imageId]);
+    expect(await ids(`from=${inOffset(createdAt(third.imageId), 1)}`)).toEqual([]);
 
     const page1 = await me.get('/dashboard/api/images?limit=2');
     expect(page1.body.images.map((i: { id: string }) => i.id)).toEqual([third.imageId, second.imageId]);
@@ -82,6 +87,8 @@ describe('dashboard images (embedded)', () => {
     ['cursor=not-a-cursor', 'cursor'],
     ['from=2026-13-01', 'from'],
     ['from=2026-02-02&to=2026-02-01', 'to'],
+    ['from=2026-11-24T00:00:00', 'from'],
+    ['to=0000-01-01', 'to'],
   ])('a bad query (%s) is a 400 naming %s', async (query, field) => {
     const res = await me.get(`/dashboard/api/images?${query}`);
     expect(res.status).toBe(400);

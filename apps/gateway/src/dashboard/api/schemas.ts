@@ -1,11 +1,18 @@
 import { z } from 'zod';
-import { generateBodySchema, isStorableInstant, text } from '@promptpix/contracts';
+import { generateBodySchema, text } from '@promptpix/contracts';
 import { createCharacterSchema, createKeySchema, createPermalinkSchema, createStyleSchema, patchCharacterSchema } from '../../admin/schemas';
 import { decodeCursor } from './cursor';
+import { listBoundOf } from './list-bounds';
 
-const listDate = z.iso
-  .date({ error: 'Expected a date, YYYY-MM-DD' })
-  .refine((d) => isStorableInstant(new Date(d)), { error: 'Must be a date from year 1 to 9999' });
+const listBound = (edge: 'from' | 'to') =>
+  z.string().transform((value, ctx) => {
+    const instant = listBoundOf(value, edge);
+    if (!instant) {
+      ctx.addIssue({ code: 'custom', message: 'Expected a date (YYYY-MM-DD) or an ISO 8601 instant with its offset, from year 1 to 9999' });
+      return z.NEVER;
+    }
+    return instant;
+  });
 
 /** Query of GET /dashboard/api/images. */
 export const imageListQuerySchema = z
@@ -14,8 +21,8 @@ export const imageListQuerySchema = z
       .optional()
       .transform((v) => v?.trim() || undefined),
     style: text(1, 200).optional(),
-    from: listDate.optional(),
-    to: listDate.optional(),
+    from: listBound('from').optional(),
+    to: listBound('to').optional(),
     cursor: z
       .string()
       .transform((value, ctx) => {
@@ -29,7 +36,7 @@ export const imageListQuerySchema = z
       .optional(),
     limit: z.coerce.number({ error: 'Expected an integer' }).int({ error: 'Expected an integer' }).min(1, { error: 'Must be between 1 and 100' }).max(100, { error: 'Must be between 1 and 100' }).default(24),
   })
-  .refine((q) => !q.from || !q.to || q.from <= q.to, { error: 'Must not be before from', path: ['to'] });
+  .refine((q) => !q.from || !q.to || q.from < q.to, { error: 'Must not be before from', path: ['to'] });
 
 /** POST /dashboard/api/images/:id/permalink: the operator API's name rule. */
 export const imagePermalinkSchema = z.object({ name: createPermalinkSchema.shape.name });

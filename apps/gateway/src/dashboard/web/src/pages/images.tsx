@@ -13,9 +13,20 @@ interface Filters {
 }
 const NO_FILTERS: Filters = { q: '', style: '', from: '', to: '' };
 
+/** Midnight at the start of a picked day (days later), in this browser's time zone, as an instant. */
+const localMidnight = (day: string, days = 0) => {
+  const date = new Date(`${day}T00:00:00`);
+  date.setDate(date.getDate() + days);
+  return date.toISOString();
+};
+
 const queryOf = (filters: Filters, cursor?: string) => {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) if (v) params.set(k, v);
+  if (filters.q) params.set('q', filters.q);
+  if (filters.style) params.set('style', filters.style);
+  // The days the user picked are local days: from the first's midnight to the midnight after the last.
+  if (filters.from) params.set('from', localMidnight(filters.from));
+  if (filters.to) params.set('to', localMidnight(filters.to, 1));
   if (cursor) params.set('cursor', cursor);
   params.set('limit', '24');
   return `${BASE}/api/images?${params}`;
