@@ -3,7 +3,7 @@
  * batches, follow generating jobs (event stream, else polling), swap images in, and report impressions and clicks.
  * Every callback that the browser invokes is wrapped: nothing here may throw into the host page.
  */
-import type { EmbedResolveResponse, JobView } from '@promptpix/contracts';
+import type { AnalyticsEventInput, EmbedResolveResponse, JobView } from '@promptpix/contracts';
 import { createBatcher } from './batch';
 import { BUSY_RETRY_MS, POLL_LIMIT_MS, pollDelay, rateLimitDelay, retriesBusy, retryDelay } from './backoff';
 import { readElement, WATCHED, type ElementRequest } from './element';
@@ -237,7 +237,7 @@ export function start(base: string, key: string, doc: Document): void {
 
   // ---- analytics ---------------------------------------------------------------------------
 
-  let events: Array<{ eventType: string; imageId: string }> = [];
+  let events: AnalyticsEventInput[] = [];
   let eventsTimer: ReturnType<typeof setTimeout> | undefined;
   let pausedUntil = 0;
   const seen = new Set<string>();
@@ -261,7 +261,7 @@ export function start(base: string, key: string, doc: Document): void {
     }
   }
 
-  function track(eventType: 'impression' | 'click', img: Element): void {
+  function track(eventType: Extract<AnalyticsEventInput['eventType'], 'impression' | 'click'>, img: Element): void {
     const imageId = img.getAttribute(IMAGE_ID) || '';
     if (!UUID.test(imageId) || !tracked.has(img as HTMLImageElement)) return;
     if (events.push({ eventType, imageId }) > EVENTS_KEPT) events.shift();
