@@ -4,6 +4,7 @@
  * service enforces; and responses recorded from the service, across the statuses callers meet,
  * match the documented status, content type, headers and body schema.
  */
+import { hostname } from 'node:os';
 import type { Express } from 'express';
 import { ErrorMessages } from '@promptpix/contracts';
 import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
@@ -136,8 +137,8 @@ describe('responses recorded from the service match the document', () => {
     const pk = account.publishableKey;
 
     // Generation, jobs, images.
-    // With a webhook the SSRF guard blocks (loopback), so the delivery log below has an entry to check.
-    const started = await call('post', '/api/v1/generate', {}, { key: sk, body: { prompt: 'a lighthouse at dusk', width: 512, height: 512, format: 'png', webhookUrl: 'http://localhost:9/hook' } });
+    // With a webhook the SSRF guard blocks at delivery (this machine's own name resolves to a non-public address), so the delivery log below has an entry to check.
+    const started = await call('post', '/api/v1/generate', {}, { key: sk, body: { prompt: 'a lighthouse at dusk', width: 512, height: 512, format: 'png', webhookUrl: `https://${hostname()}:9/hook` } });
     expect(started.status).toBe(202);
     await call('get', '/api/v1/job/{jobId}', { jobId: started.body.jobId }, { key: pk });
     const done = await service.waitForJob(started.body.jobId, sk);
