@@ -4,7 +4,7 @@
  * Kubernetes kustomizations under infra/ (rendered by the small kustomize subset below, which
  * refuses any feature it does not implement rather than guess).
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { bullQueueKeys, DEFAULT_QUEUE_NAME } from '@promptpix/queue';
@@ -71,9 +71,17 @@ describe('Dockerfiles', () => {
     const install = stages.flatMap((s) => s.instructions).filter((i) => i.keyword === 'RUN' && i.args.includes('npm install'));
     expect(install).toHaveLength(1);
     expect(install[0].args).toContain('--omit=dev');
-    // The project's postinstall (prisma generate) must still run when scripts are off.
+    // The project's postinstall must still run when scripts are off, as far as the service needs it:
+    // prisma generate. Its other step builds the SDK for callers; no service code imports the SDK.
+    expect(JSON.parse(read('package.json')).scripts.postinstall.split(' && ')).toEqual(['node scripts/prisma-generate.mjs', 'npm run --silent build:sdk']);
     if (install[0].args.includes('--ignore-scripts')) expect(install[0].args).toContain('node scripts/prisma-generate.mjs');
-    expect(read('package.json')).toContain('"postinstall": "node scripts/prisma-generate.mjs"');
+    const serviceSources = ['apps', 'packages']
+      .flatMap((top) => readdirSync(join(ROOT, top)).filter((name) => !(top === 'packages' && name === 'sdk')).map((name) => join(top, name, 'src')))
+      .filter((src) => existsSync(join(ROOT, src)))
+      .flatMap((src) => readdirSync(join(ROOT, src), { recursive: true, encoding: 'utf8' }).map((file) => join(src, file)))
+      .filter((file) => /\.tsx?$/.test(file) && !/\.test\.ts$/.test(file));
+    expect(serviceSources.length).toBeGreaterThan(100);
+    expect(serviceSources.filter((file) => read(file).includes('@promptpix/sdk'))).toEqual([]);
     // tsx runs the service, so it must be a production dependency.
     expect(Object.keys(JSON.parse(read('package.json')).dependencies)).toContain('tsx');
   });
