@@ -202,7 +202,9 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
     const processor = createGenerationProcessor({ ...service.infra, jobStore: cancelledUnderTheFailure, webhooks: service.infra.webhookNotifier, cancellation, characterFor: () => Promise.reject(new Error('unused')), logger: silentLogger, now: () => new Date() });
     await processor.onFinalFailure({ jobId }, new Error('model timed out'));
     expect(await job(jobId)).toMatchObject({ status: 'failed', error: 'cancelled' });
-    await sleep(1800);
+    // The real worker's run, stopped by the cancel, ends through its own final-failure path too.
+    await until(async () => aborted.has('cancel test: failing under the cancel'), 'the model call to be told to stop');
+    await sleep(300);
     expect(await quotaUsed()).toBe(used);
   });
 
