@@ -48,11 +48,16 @@
  *   GET    /dashboard/api/usage?days=30                       → UsageView
  *   GET    /dashboard/api/usage.csv?days=30                   → text/csv: date,generations,cache_hits,impressions,clicks
  *
+ *   Playground (./api/playground.ts)
+ *   POST   /dashboard/api/playground  PlaygroundInput      → 202 PlaygroundAccepted (a job; quota counted as POST /api/v1/generate)
+ *                                                           | 200 PlaygroundMatch (mode instant); 429 past the plan's rate limit
+ *   GET    /dashboard/api/jobs/:jobId/events                → text/event-stream, as GET /api/v1/job/:jobId/events
+ *
  *   Embed (./api/embed.ts)
  *   GET    /dashboard/api/embed                               → EmbedView
  *   POST   /dashboard/api/preview   {prompt, style?}          → PreviewResult (one embed element, resolved as the page script would)
  */
-import type { JobView } from '@promptpix/contracts';
+import type { GenerateBodyInput, InstantResult, JobView } from '@promptpix/contracts';
 
 export type { JobView };
 
@@ -240,3 +245,18 @@ export interface PreviewResult {
   jobId?: string;
   error?: string;
 }
+
+/** What the playground sends: the public generate body without a webhook. */
+export type PlaygroundInput = Omit<GenerateBodyInput, 'webhookUrl'>;
+
+export interface PlaygroundAccepted {
+  mode: 'generate';
+  jobId: string;
+  /** The account's quota after this request, as X-Quota-* would say it. */
+  quota: { used: number; limit: number; resetAt: string };
+}
+
+export type PlaygroundMatch = { mode: 'instant' } & InstantResult;
+
+/** One event of the job's stream: the job, plus the jobs ahead of it while it waits. */
+export type JobProgressEvent = JobView & { position?: number };

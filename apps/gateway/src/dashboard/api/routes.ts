@@ -5,10 +5,11 @@ import { embedRoutes } from './embed';
 import { imageRoutes } from './images';
 import { keyRoutes } from './keys';
 import { permalinkRoutes } from './permalinks';
+import { playgroundRoutes } from './playground';
 import { styleRoutes } from './styles';
 import { usageRoutes } from './usage';
 
 /** The signed-in JSON API (see ../contract.ts); mounted behind session, CSRF and approval checks. */
 export function dashboardApiRoutes(deps: GatewayDeps) {
-  return Router().use(imageRoutes(deps), permalinkRoutes(deps), keyRoutes(deps), characterRoutes(deps), styleRoutes(deps), usageRoutes(deps), embedRoutes(deps));
+  return Router().use(imageRoutes(deps), permalinkRoutes(deps), keyRoutes(deps), characterRoutes(deps), styleRoutes(deps), usageRoutes(deps), embedRoutes(deps), playgroundRoutes(deps));
 }

@@ -67,3 +67,6 @@ export const previewBodySchema = z.object({
   prompt: generateBodySchema.shape.prompt,
   style: generateBodySchema.shape.style,
 });
+
+/** Body of POST /dashboard/api/playground: a generate body as the public API takes it, without a webhook (the playground watches the job itself). */
+export const playgroundBodySchema = generateBodySchema.omit({ webhookUrl: true });

@@ -1,16 +1,21 @@
 import { Router } from 'express';
-import { generateBodySchema, type GenerateBody } from '@promptpix/contracts';
-import { fieldError, noCloseMatch, quotaHeaders, webhookUrlRefusal, type StoredResponse } from '@promptpix/core';
+import { generateBodySchema, type GenerateBody, type InstantResult } from '@promptpix/contracts';
+import { fieldError, noCloseMatch, quotaHeaders, webhookUrlRefusal, type Caller, type QuotaAccount, type Started, type StoredResponse } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { cancelAtOf, watchDeadline } from '../cancel-after';
 import { idempotent } from '../idempotency';
 import { checkedGenerationRequest } from '../generation-request';
-import { authenticate, authOf, callerOf, type AuthContext } from '../middleware/auth';
+import { authenticate, authOf, callerOf } from '../middleware/auth';
 import { rateLimit } from '../middleware/rate-limit';
 import { parseOrThrow } from '../validate';
 
-async function generate(deps: GatewayDeps, auth: AuthContext, body: GenerateBody, cancelAt: string | null): Promise<StoredResponse> {
-  const { account } = auth;
+export type GenerateOutcome = { mode: 'instant'; result: InstantResult } | ({ mode: 'generate' } & Started);
+
+/**
+ * One generate request, whoever sends it (the public API with a key, the dashboard's playground
+ * with a session): the same checks, instant match, cache, quota and job cap.
+ */
+export async function runGenerate(deps: GatewayDeps, account: QuotaAccount, caller: Caller, body: GenerateBody, cancelAt: string | null = null): Promise<GenerateOutcome> {
   // Refused at delivery anyway; a literal private address or localhost can be told now.
   const webhookRefusal = body.webhookUrl && !deps.webhookPrivateAddressesAllowed ? webhookUrlRefusal(body.webhookUrl) : null;
   if (webhookRefusal) throw fieldError('webhookUrl', `Must reach a public address, not a ${webhookRefusal}`);
@@ -19,18 +24,19 @@ async function generate(deps: GatewayDeps, auth: AuthContext, body: GenerateBody
     // Instant: the closest shared-library image now; no job, no quota, every plan.
     const result = await deps.instant.match(account.id, { prompt: body.prompt, style: body.style, ageBucket: body.ageBuckets?.[0] });
     if (!result) throw noCloseMatch();
-    return { status: 200, headers: {}, body: result };
+    return { mode: 'instant', result };
   }
-  const { job, quota, outcome } = await deps.generations.start(account, request, {
-    caller: callerOf(auth, deps.activeJobsPerKey),
-    webhookUrl: body.webhookUrl,
-    cancelAt: cancelAt ?? undefined,
-  });
+  const started = await deps.generations.start(account, request, { caller, webhookUrl: body.webhookUrl, cancelAt: cancelAt ?? undefined });
   // The record carries the deadline of work this request started (not of a joined job or a cache hit).
-  if (cancelAt && (outcome === 'generated' || outcome === 'derived')) watchDeadline(deps, job.jobId, cancelAt);
-  // The spec's 202 body is always `queued`; a cache hit's job is already completed when polled.
-  return { status: 202, headers: quotaHeaders(quota), body: { jobId: job.jobId, status: 'queued' } };
+  if (cancelAt && (started.outcome === 'generated' || started.outcome === 'derived')) watchDeadline(deps, started.job.jobId, cancelAt);
+  return { mode: 'generate', ...started };
 }
+
+/** The public API's answer: 200 with the match in instant mode; else the spec's 202 body, always `queued` (a cache hit's job is already completed when polled). */
+const publicAnswer = (outcome: GenerateOutcome): StoredResponse =>
+  outcome.mode === 'instant'
+    ? { status: 200, headers: {}, body: outcome.result }
+    : { status: 202, headers: quotaHeaders(outcome.quota), body: { jobId: outcome.job.jobId, status: 'queued' } };
 
 /** POST /api/v1/generate: secret key; 202 with a job to poll (generate mode), 200 in instant mode; Idempotency-Key and Cancel-After honoured. */
 export const generateRoutes = (deps: GatewayDeps) =>
@@ -38,6 +44,8 @@ export const generateRoutes = (deps: GatewayDeps) =>
     const body = parseOrThrow(generateBodySchema, req.body);
     const auth = authOf(res);
     const cancelAt = cancelAtOf(req, deps.now());
-    const answer = await idempotent(deps.idempotency, req, auth.account.id, body, () => generate(deps, auth, body, cancelAt));
+    const answer = await idempotent(deps.idempotency, req, auth.account.id, body, async () =>
+      publicAnswer(await runGenerate(deps, auth.account, callerOf(auth, deps.activeJobsPerKey), body, cancelAt)),
+    );
     res.status(answer.status).set(answer.headers).json(answer.body);
   });

@@ -70,19 +70,25 @@ function streamProgress(deps: GatewayDeps, req: Request, res: Response, first: J
   observe(first).then(next, next);
 }
 
+/**
+ * The job's progress stream for `accountId`'s caller: 404 (before any stream) for an unknown,
+ * expired or other account's job, 204 to an EventSource reconnecting after the final event.
+ */
+export async function serveJobEvents(deps: GatewayDeps, req: Request, res: Response, jobId: string, accountId: string): Promise<void> {
+  const read = async () => {
+    const job = await deps.jobStore.get(jobId);
+    return job?.accountId === accountId ? job : null;
+  };
+  const job = JOB_ID.test(jobId) ? await read() : null;
+  if (!job) throw new AppError('not_found', ErrorMessages.jobNotFound);
+  // EventSource reconnects whenever a stream ends; 204 is how a server tells it to stop.
+  if (isFinished(job) && req.get('last-event-id') === job.status) return void res.status(204).end();
+  if (req.method === 'HEAD') return void res.status(200).type('text/event-stream').end();
+  streamProgress(deps, req, res, job, read);
+}
+
 /** GET /api/v1/job/:jobId/events: the job's status changes as Server-Sent Events; auth and 404s as GET /api/v1/job/:jobId; never rate limited. */
 export const jobEventRoutes = (deps: GatewayDeps) =>
-  Router().get('/api/v1/job/:jobId/events', authenticate(deps.credentials, { allow: 'either' }), async (req, res) => {
-    const jobId = req.params.jobId as string;
-    const accountId = authOf(res).account.id;
-    const read = async () => {
-      const job = await deps.jobStore.get(jobId);
-      return job?.accountId === accountId ? job : null;
-    };
-    const job = JOB_ID.test(jobId) ? await read() : null;
-    if (!job) throw new AppError('not_found', ErrorMessages.jobNotFound);
-    // EventSource reconnects whenever a stream ends; 204 is how a server tells it to stop.
-    if (isFinished(job) && req.get('last-event-id') === job.status) return void res.status(204).end();
-    if (req.method === 'HEAD') return void res.status(200).type('text/event-stream').end();
-    streamProgress(deps, req, res, job, read);
-  });
+  Router().get('/api/v1/job/:jobId/events', authenticate(deps.credentials, { allow: 'either' }), (req, res) =>
+    serveJobEvents(deps, req, res, req.params.jobId as string, authOf(res).account.id),
+  );

@@ -1,0 +1,36 @@
+import { Router } from 'express';
+import type { PlanName } from '@promptpix/core';
+import type { GatewayDeps } from '../../deps';
+import { hitPlanRateLimit } from '../../http/middleware/rate-limit';
+import { runGenerate } from '../../http/routes/generate';
+import { serveJobEvents } from '../../http/routes/job-events';
+import { parseOrThrow } from '../../http/validate';
+import type { PlaygroundAccepted, PlaygroundMatch } from '../contract';
+import { signedIn } from '../session';
+import { dashboardCaller } from './account';
+import { playgroundBodySchema } from './schemas';
+
+/**
+ * The playground: a generation as POST /api/v1/generate makes it (same checks, cache, quota and job
+ * cap, through runGenerate), under the plan's rate limit in a bucket of the account's own, and the
+ * job's progress as the public event stream tells it.
+ */
+export const playgroundRoutes = (deps: GatewayDeps) =>
+  Router()
+    .post('/dashboard/api/playground', async (req, res) => {
+      const { account } = signedIn(res);
+      const plan = account.plan as PlanName;
+      const caller = dashboardCaller(deps, account);
+      await hitPlanRateLimit(deps.rateLimiter, `api:${caller.keyId}`, plan, deps.now().getTime(), res);
+      const body = parseOrThrow(playgroundBodySchema, req.body);
+      const outcome = await runGenerate(deps, { ...account, plan }, caller, body);
+      res.setHeader('Cache-Control', 'no-store');
+      if (outcome.mode === 'instant') {
+        const match: PlaygroundMatch = { mode: 'instant', ...outcome.result };
+        return void res.json(match);
+      }
+      const { quota, job } = outcome;
+      const accepted: PlaygroundAccepted = { mode: 'generate', jobId: job.jobId, quota: { used: quota.used, limit: quota.limit, resetAt: quota.resetAt.toISOString() } };
+      res.status(202).json(accepted);
+    })
+    .get('/dashboard/api/jobs/:jobId/events', (req, res) => serveJobEvents(deps, req, res, req.params.jobId, signedIn(res).account.id));
