@@ -15,6 +15,7 @@ import { CharactersPage } from './pages/characters';
 import { StylesPage } from './pages/styles';
 import { UsagePage } from './pages/usage';
 import { EmbedPage } from './pages/embed';
+import { PlaygroundPage } from './pages/playground';
 
 interface NavItem {
   path: string;
@@ -24,6 +25,7 @@ interface NavItem {
 }
 
 const NAV: Array<{ group: string; items: NavItem[] }> = [
+  { group: 'Create', items: [{ path: 'playground', label: 'Playground', icon: 'spark', title: 'Playground' }] },
   {
     group: 'Library',
     items: [
@@ -56,6 +58,8 @@ function Brand() {
 
 function Page({ section, rest, session }: { section: string; rest: string[]; session: SessionView }) {
   switch (section) {
+    case 'playground':
+      return <PlaygroundPage />;
     case 'images':
       return <ImagesPage imageId={rest[0] ?? null} />;
     case 'permalinks':

@@ -303,7 +303,7 @@ function ImageDetailView({ imageId, onChanged, onCreated }: { imageId: string; o
 /** What the server accepts (admin/schemas.ts createPermalinkSchema); its own message shows when it refuses one. */
 const PERMALINK_NAME_RULE = 'Letters, digits and . _ ~ - (up to 200 characters), e.g. hero-banner.';
 
-function SavePermalink({ image, onSaved }: { image: ImageDetail; onSaved: (name: string) => void }) {
+export function SavePermalink({ image, onSaved }: { image: ImageDetail; onSaved: (name: string) => void }) {
   const permalinks = useResource<{ permalinks: PermalinkView[] }>(`${BASE}/api/permalinks`);
   const [name, setName] = useState('');
   const [saved, setSaved] = useState<PermalinkView | null>(null);

@@ -1,0 +1,321 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { CharacterView, ImageDetail, JobProgressEvent, KeyView, PlaygroundAccepted, PlaygroundInput, PlaygroundMatch, StylesView } from '../../../contract';
+import { api, fieldError } from '../api';
+import { BASE } from '../router';
+import { curlCommand, maskedKey, sdkCall } from '../playground-code';
+import { Badge, Card, CopyButton, ErrorAlert, Field, JobProgress, Link, PageHeader, confirmAction, pollJob, toast, useAction, useResource } from '../ui';
+import { SavePermalink } from './images';
+
+const SIZES = [
+  { label: 'Square, 1024×1024', width: 1024, height: 1024 },
+  { label: 'Square, 512×512', width: 512, height: 512 },
+  { label: 'Landscape, 1024×768', width: 1024, height: 768 },
+  { label: 'Wide, 1280×704', width: 1280, height: 704 },
+  { label: 'Portrait, 768×1024', width: 768, height: 1024 },
+];
+
+interface Form {
+  prompt: string;
+  mode: 'generate' | 'instant';
+  style: string;
+  character: string;
+  size: number;
+  format: 'webp' | 'png' | 'jpeg';
+  seed: string;
+  negativePrompt: string;
+}
+
+const EMPTY: Form = { prompt: '', mode: 'generate', style: '', character: '', size: 0, format: 'webp', seed: '', negativePrompt: '' };
+
+const inputOf = (form: Form, seed: number | undefined = form.seed === '' ? undefined : Number(form.seed)): PlaygroundInput => ({
+  prompt: form.prompt,
+  mode: form.mode,
+  style: form.style || undefined,
+  character: form.character || undefined,
+  width: SIZES[form.size].width,
+  height: SIZES[form.size].height,
+  format: form.format,
+  seed,
+  negativePrompt: form.negativePrompt.trim() || undefined,
+});
+
+/** What the last run asked and where it stands. */
+interface Run {
+  input: PlaygroundInput;
+  job: JobProgressEvent | null;
+  match: PlaygroundMatch | null;
+  quota: PlaygroundAccepted['quota'] | null;
+}
+
+/**
+ * Follows the job through its event stream (queue position and each status), until it completes or
+ * fails; falls back to polling if the stream breaks. Resolves with the final state, or null once aborted.
+ */
+function followJob(jobId: string, onUpdate: (job: JobProgressEvent) => void, signal: AbortSignal): Promise<JobProgressEvent | null> {
+  return new Promise((resolve) => {
+    const events = new EventSource(`${BASE}/api/jobs/${encodeURIComponent(jobId)}/events`);
+    const finish = (job: JobProgressEvent | null) => {
+      events.close();
+      resolve(job);
+    };
+    signal.addEventListener('abort', () => finish(null));
+    events.addEventListener('status', (event) => {
+      const job = JSON.parse((event as MessageEvent<string>).data) as JobProgressEvent;
+      onUpdate(job);
+      if (job.status === 'completed' || job.status === 'failed') finish(job);
+    });
+    events.onerror = () => {
+      events.close();
+      if (!signal.aborted) pollJob(jobId, onUpdate, signal).then(resolve, () => resolve(null));
+    };
+  });
+}
+
+function StylePicker({ styles, value, onChange }: { styles: StylesView | undefined; value: string; onChange: (style: string) => void }) {
+  const choices = [
+    { id: '', name: 'No style', previewUrl: null as string | null },
+    ...(styles?.own ?? []).map((s) => ({ id: s.name, name: `${s.name} (yours)`, previewUrl: null })),
+    ...(styles?.presets ?? []).filter((p) => !p.locked).map((p) => ({ id: p.id, name: p.name, previewUrl: p.previewUrl })),
+  ];
+  return (
+    <fieldset class="style-picker">
+      <legend>Style</legend>
+      <div class="style-choices">
+        {choices.map((choice) => (
+          <label key={choice.id} class={`style-choice${value === choice.id ? ' selected' : ''}`}>
+            <input type="radio" name="style" value={choice.id} checked={value === choice.id} onChange={() => onChange(choice.id)} />
+            {choice.previewUrl ? <img src={choice.previewUrl} alt="" loading="lazy" /> : <span class="style-swatch" aria-hidden="true">{choice.name.slice(0, 1)}</span>}
+            <span class="style-name">{choice.name}</span>
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: boolean }) {
+  const imageId = run.match?.imageId ?? (run.job?.status === 'completed' ? run.job.imageId : undefined);
+  const detail = useResource<ImageDetail>(imageId ? `${BASE}/api/images/${encodeURIComponent(imageId)}` : null);
+  const { busy: acting, error, run: act } = useAction();
+  const image = detail.data;
+
+  const flag = async (action: 'pin' | 'unpin' | 'reject') => {
+    if (action === 'reject' && !(await confirmAction('Reject this image?', 'A rejected image is never served again from the cache or the library, and new requests for this prompt generate a fresh image.', 'Reject image'))) return;
+    await act(async () => {
+      const updated = await api<ImageDetail>('POST', `${BASE}/api/images/${encodeURIComponent(image!.id)}/${action}`);
+      detail.setData(() => updated);
+      toast(action === 'pin' ? 'Image pinned' : action === 'unpin' ? 'Image unpinned' : 'Image rejected');
+    });
+  };
+
+  return (
+    <div class="playground-result" aria-live="polite">
+      {run.job && run.job.status !== 'completed' && (
+        <div class="playground-progress">
+          <JobProgress job={run.job} />
+          {run.job.status === 'queued' && <p class="muted small">{run.job.position === undefined ? 'Waiting in the queue…' : run.job.position === 0 ? 'Next in the queue' : `${run.job.position} ahead of you in the queue`}</p>}
+          {run.job.status === 'processing' && <p class="muted small">Generating…</p>}
+          {run.job.status === 'failed' && <p class="alert alert-error">The job failed: {run.job.error ?? 'unknown error'}</p>}
+        </div>
+      )}
+      {image && (
+        <figure class="playground-image">
+          <img src={image.url} alt={image.prompt} width={image.width} height={image.height} />
+          <figcaption>
+            <span class="detail-badges">
+              {run.match && (
+                <Badge tone="accent">
+                  {run.match.match === 'exact' ? 'Exact match' : `Nearest match, score ${run.match.matchScore.toFixed(2)}`}
+                </Badge>
+              )}
+              {image.pinned && <Badge tone="accent">Pinned</Badge>}
+              {image.rejected && <Badge tone="danger">Rejected</Badge>}
+            </span>
+            <span class="muted small">
+              {image.width}×{image.height} {image.format.toUpperCase()} · seed <span class="code">{image.seed}</span>
+              {run.quota && ` · ${run.quota.used} of ${run.quota.limit} generations used this month`}
+            </span>
+          </figcaption>
+        </figure>
+      )}
+      {image && (
+        <div class="detail-actions">
+          <a class="btn btn-secondary" href={image.url} download>
+            Download
+          </a>
+          {image.pinned ? (
+            <button type="button" class="btn btn-secondary" disabled={acting} onClick={() => void flag('unpin')}>
+              Unpin
+            </button>
+          ) : (
+            <button type="button" class="btn btn-secondary" disabled={acting || image.rejected} onClick={() => void flag('pin')}>
+              Pin
+            </button>
+          )}
+          {!image.rejected && (
+            <button type="button" class="btn btn-danger-outline" disabled={acting} onClick={() => void flag('reject')}>
+              Reject…
+            </button>
+          )}
+          <button type="button" class="btn btn-primary" disabled={busy} onClick={onAgain}>
+            Same prompt again
+          </button>
+          <Link class="btn btn-ghost" href={`${BASE}/images/${encodeURIComponent(image.id)}`}>
+            Open in Images
+          </Link>
+        </div>
+      )}
+      <ErrorAlert error={error ?? detail.error} />
+      {image && <SavePermalink image={image} onSaved={(name) => detail.setData((d) => ({ ...d!, permalinks: [...d!.permalinks, name] }))} />}
+    </div>
+  );
+}
+
+function EquivalentCalls({ input, keyPrefix }: { input: PlaygroundInput; keyPrefix: string | null }) {
+  const key = maskedKey(keyPrefix);
+  const origin = window.location.origin;
+  const curl = curlCommand(origin, key, input);
+  const sdk = sdkCall(origin, key, input);
+  return (
+    <Card title="The same from your code">
+      <p class="muted small">
+        What you just did, through the public API with a secret key (shown masked: the dashboard keeps no keys; create one on <Link href={`${BASE}/keys`}>Integration</Link>).
+      </p>
+      <div class="code-sample">
+        <div class="code-sample-head">
+          <h3>curl</h3>
+          <CopyButton text={curl} what="curl command" />
+        </div>
+        <pre class="code" tabIndex={0} aria-label="curl command">
+          {curl}
+        </pre>
+      </div>
+      <div class="code-sample">
+        <div class="code-sample-head">
+          <h3>TypeScript SDK</h3>
+          <CopyButton text={sdk} what="SDK call" />
+        </div>
+        <pre class="code" tabIndex={0} aria-label="SDK call">
+          {sdk}
+        </pre>
+      </div>
+    </Card>
+  );
+}
+
+export function PlaygroundPage() {
+  const styles = useResource<StylesView>(`${BASE}/api/styles`);
+  const characters = useResource<{ characters: CharacterView[] }>(`${BASE}/api/characters`);
+  const keys = useResource<{ keys: KeyView[] }>(`${BASE}/api/keys`);
+  const [form, setForm] = useState<Form>(EMPTY);
+  const [run, setRun] = useState<Run | null>(null);
+  const { busy, error, run: send } = useAction();
+  const following = useRef(new AbortController());
+  useEffect(() => () => following.current.abort(), []);
+  const secretPrefix = keys.data?.keys.find((k) => k.kind === 'secret')?.prefix ?? null;
+
+  const start = (input: PlaygroundInput) => {
+    following.current.abort();
+    following.current = new AbortController();
+    const signal = following.current.signal;
+    return send(async () => {
+      if (input.mode === 'instant') {
+        const match = await api<PlaygroundMatch>('POST', `${BASE}/api/playground`, input);
+        setRun({ input, job: null, match, quota: null });
+        return;
+      }
+      const accepted = await api<PlaygroundAccepted>('POST', `${BASE}/api/playground`, input);
+      setRun({ input, job: { jobId: accepted.jobId, status: 'queued', createdAt: new Date().toISOString() }, match: null, quota: accepted.quota });
+      await followJob(accepted.jobId, (job) => setRun((r) => (r && r.job?.jobId === job.jobId ? { ...r, job } : r)), signal);
+    });
+  };
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void start(inputOf(form));
+  };
+  // A new take: the same request with a fresh seed, so never the cached image (a generation, counted).
+  const again = () => run && void start({ ...run.input, mode: 'generate', seed: Math.floor(Math.random() * 2 ** 32) });
+  const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((f) => ({ ...f, [key]: value }));
+
+  return (
+    <>
+      <PageHeader title="Playground" description="Try a prompt. Generations count toward your monthly quota like any API call; instant matches are free." />
+      <div class="playground">
+        <Card>
+          <form class="form" onSubmit={submit} aria-label="Generate an image">
+            <Field label="Prompt" error={fieldError(error, 'prompt')}>
+              {(p) => <textarea {...p} required maxLength={2000} rows={3} value={form.prompt} placeholder="a lighthouse on a cliff at sunset" onInput={(e) => set('prompt', e.currentTarget.value)} />}
+            </Field>
+            <div>
+              <fieldset class="segmented">
+                <legend>Mode</legend>
+                <label class={form.mode === 'generate' ? 'checked' : ''}>
+                  <input type="radio" name="mode" value="generate" checked={form.mode === 'generate'} onChange={() => set('mode', 'generate')} />
+                  Generate
+                </label>
+                <label class={form.mode === 'instant' ? 'checked' : ''}>
+                  <input type="radio" name="mode" value="instant" checked={form.mode === 'instant'} onChange={() => set('mode', 'instant')} />
+                  Instant
+                </label>
+              </fieldset>
+              <p class="hint">{form.mode === 'instant' ? 'The closest image of the shared library, at once and free.' : 'A new image (or your cached one), made by the model; counts toward your quota.'}</p>
+            </div>
+            <StylePicker styles={styles.data} value={form.style} onChange={(style) => set('style', style)} />
+            {fieldError(error, 'style') && <p class="field-error">{fieldError(error, 'style')}</p>}
+            <div class="grid-2 tight">
+              <Field label="Character" error={fieldError(error, 'character')}>
+                {(p) => (
+                  <select {...p} value={form.character} onChange={(e) => set('character', e.currentTarget.value)}>
+                    <option value="">None</option>
+                    {(characters.data?.characters ?? []).map((c) => (
+                      <option key={c.id} value={c.id}>
+                        {c.name}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+              <Field label="Size" error={fieldError(error, 'width') ?? fieldError(error, 'height')}>
+                {(p) => (
+                  <select {...p} value={String(form.size)} onChange={(e) => set('size', Number(e.currentTarget.value))}>
+                    {SIZES.map((s, i) => (
+                      <option key={s.label} value={String(i)}>
+                        {s.label}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+              <Field label="Format" error={fieldError(error, 'format')}>
+                {(p) => (
+                  <select {...p} value={form.format} onChange={(e) => set('format', e.currentTarget.value as Form['format'])}>
+                    <option value="webp">WebP</option>
+                    <option value="png">PNG</option>
+                    <option value="jpeg">JPEG</option>
+                  </select>
+                )}
+              </Field>
+              <Field label="Seed" hint="Optional; the same seed gives the same image." error={fieldError(error, 'seed')}>
+                {(p) => <input {...p} type="number" min={0} max={4294967295} step={1} inputMode="numeric" value={form.seed} onInput={(e) => set('seed', e.currentTarget.value)} />}
+              </Field>
+            </div>
+            <Field label="Negative prompt" hint="Optional: what the image should not show." error={fieldError(error, 'negativePrompt')}>
+              {(p) => <input {...p} maxLength={2000} value={form.negativePrompt} onInput={(e) => set('negativePrompt', e.currentTarget.value)} />}
+            </Field>
+            <ErrorAlert error={error} field={['prompt', 'style', 'character', 'width', 'height', 'format', 'seed', 'negativePrompt'].find((f) => fieldError(error, f))} />
+            <div class="form-actions">
+              <button type="submit" class="btn btn-primary" disabled={busy || !form.prompt.trim()}>
+                {busy ? 'Working…' : form.mode === 'instant' ? 'Find instantly' : 'Generate'}
+              </button>
+            </div>
+          </form>
+        </Card>
+        <div class="playground-side">
+          <Card title="Result">{run ? <Result key={run.job?.jobId ?? run.match?.imageId} run={run} onAgain={again} busy={busy} /> : <p class="muted">Your image shows here.</p>}</Card>
+          {run && <EquivalentCalls input={run.input} keyPrefix={secretPrefix} />}
+        </div>
+      </div>
+    </>
+  );
+}
