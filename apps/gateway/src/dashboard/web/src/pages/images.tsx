@@ -206,21 +206,14 @@ function ImageDialog({ imageId, onClose, onChanged, onCreated }: { imageId: stri
 
 function ImageDetailView({ imageId, onChanged, onCreated }: { imageId: string; onChanged: (image: ImageDetail) => void; onCreated: () => void }) {
   const detail = useResource<ImageDetail>(`${BASE}/api/images/${encodeURIComponent(imageId)}`);
-  const { busy, error: actionError, run } = useAction();
+  const { busy, error: actionError, flag } = useImageFlags((updated) => {
+    detail.setData(() => updated);
+    onChanged(updated);
+  });
 
   if (detail.loading && !detail.data) return <Loading label="Loading image…" />;
   if (detail.error || !detail.data) return <ErrorState error={detail.error ?? new Error('Not found')} onRetry={detail.reload} />;
   const image = detail.data;
-
-  const act = async (action: 'pin' | 'unpin' | 'reject') => {
-    if (action === 'reject' && !(await confirmAction('Reject this image?', 'A rejected image is never served again from the cache or the library, and new requests for this prompt generate a fresh image. This cannot be undone.', 'Reject image'))) return;
-    await run(async () => {
-      const updated = await api<ImageDetail>('POST', `${BASE}/api/images/${encodeURIComponent(image.id)}/${action}`);
-      detail.setData(() => updated);
-      onChanged(updated);
-      toast(action === 'pin' ? 'Image pinned' : action === 'unpin' ? 'Image unpinned' : 'Image rejected');
-    });
-  };
 
   return (
     <div class="detail">
@@ -257,20 +250,7 @@ function ImageDetailView({ imageId, onChanged, onCreated }: { imageId: string; o
           <dd>{formatDate(image.createdAt, true)}</dd>
         </dl>
         <div class="detail-actions">
-          {image.pinned ? (
-            <button type="button" class="btn btn-secondary" disabled={busy} onClick={() => void act('unpin')}>
-              Unpin
-            </button>
-          ) : (
-            <button type="button" class="btn btn-secondary" disabled={busy || image.rejected} onClick={() => void act('pin')}>
-              Pin
-            </button>
-          )}
-          {!image.rejected && (
-            <button type="button" class="btn btn-danger-outline" disabled={busy} onClick={() => void act('reject')}>
-              Reject…
-            </button>
-          )}
+          <ImageFlagButtons image={image} busy={busy} onFlag={flag} />
         </div>
         <ErrorAlert error={actionError} />
         <h3>Downloads</h3>
@@ -297,6 +277,43 @@ function ImageDetailView({ imageId, onChanged, onCreated }: { imageId: string; o
         <Regenerate image={image} onCreated={onCreated} />
       </div>
     </div>
+  );
+}
+
+type FlagAction = 'pin' | 'unpin' | 'reject';
+
+/** Pin, unpin and reject through the dashboard API, asking before a reject; `onUpdated` gets the image as it is now. */
+export function useImageFlags(onUpdated: (image: ImageDetail) => void) {
+  const { busy, error, run } = useAction();
+  const flag = async (image: ImageDetail, action: FlagAction) => {
+    if (action === 'reject' && !(await confirmAction('Reject this image?', 'A rejected image is never served again from the cache or the library, and new requests for this prompt generate a fresh image. This cannot be undone.', 'Reject image'))) return;
+    await run(async () => {
+      onUpdated(await api<ImageDetail>('POST', `${BASE}/api/images/${encodeURIComponent(image.id)}/${action}`));
+      toast(action === 'pin' ? 'Image pinned' : action === 'unpin' ? 'Image unpinned' : 'Image rejected');
+    });
+  };
+  return { busy, error, flag };
+}
+
+/** Pin or Unpin, and Reject… while the image is not rejected. */
+export function ImageFlagButtons({ image, busy, onFlag }: { image: ImageDetail; busy: boolean; onFlag: (image: ImageDetail, action: FlagAction) => Promise<void> }) {
+  return (
+    <>
+      {image.pinned ? (
+        <button type="button" class="btn btn-secondary" disabled={busy} onClick={() => void onFlag(image, 'unpin')}>
+          Unpin
+        </button>
+      ) : (
+        <button type="button" class="btn btn-secondary" disabled={busy || image.rejected} onClick={() => void onFlag(image, 'pin')}>
+          Pin
+        </button>
+      )}
+      {!image.rejected && (
+        <button type="button" class="btn btn-danger-outline" disabled={busy} onClick={() => void onFlag(image, 'reject')}>
+          Reject…
+        </button>
+      )}
+    </>
   );
 }
 

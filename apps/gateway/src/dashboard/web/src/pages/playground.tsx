@@ -3,8 +3,8 @@ import type { CharacterView, ImageDetail, JobProgressEvent, KeyView, PlaygroundA
 import { api, fieldError } from '../api';
 import { BASE } from '../router';
 import { curlCommand, maskedKey, sdkCall } from '../playground-code';
-import { Badge, Card, CopyButton, ErrorAlert, Field, JobProgress, Link, PageHeader, confirmAction, pollJob, toast, useAction, useResource } from '../ui';
-import { SavePermalink } from './images';
+import { Badge, Card, CopyButton, ErrorAlert, Field, JobProgress, Link, PageHeader, pollJob, useAction, useResource } from '../ui';
+import { ImageFlagButtons, SavePermalink, useImageFlags } from './images';
 
 const SIZES = [
   { label: 'Square, 1024×1024', width: 1024, height: 1024 },
@@ -96,17 +96,8 @@ function StylePicker({ styles, value, onChange }: { styles: StylesView | undefin
 function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: boolean }) {
   const imageId = run.match?.imageId ?? (run.job?.status === 'completed' ? run.job.imageId : undefined);
   const detail = useResource<ImageDetail>(imageId ? `${BASE}/api/images/${encodeURIComponent(imageId)}` : null);
-  const { busy: acting, error, run: act } = useAction();
+  const { busy: acting, error, flag } = useImageFlags((updated) => detail.setData(() => updated));
   const image = detail.data;
-
-  const flag = async (action: 'pin' | 'unpin' | 'reject') => {
-    if (action === 'reject' && !(await confirmAction('Reject this image?', 'A rejected image is never served again from the cache or the library, and new requests for this prompt generate a fresh image.', 'Reject image'))) return;
-    await act(async () => {
-      const updated = await api<ImageDetail>('POST', `${BASE}/api/images/${encodeURIComponent(image!.id)}/${action}`);
-      detail.setData(() => updated);
-      toast(action === 'pin' ? 'Image pinned' : action === 'unpin' ? 'Image unpinned' : 'Image rejected');
-    });
-  };
 
   return (
     <div class="playground-result" aria-live="polite">
@@ -143,20 +134,7 @@ function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: b
           <a class="btn btn-secondary" href={image.url} download>
             Download
           </a>
-          {image.pinned ? (
-            <button type="button" class="btn btn-secondary" disabled={acting} onClick={() => void flag('unpin')}>
-              Unpin
-            </button>
-          ) : (
-            <button type="button" class="btn btn-secondary" disabled={acting || image.rejected} onClick={() => void flag('pin')}>
-              Pin
-            </button>
-          )}
-          {!image.rejected && (
-            <button type="button" class="btn btn-danger-outline" disabled={acting} onClick={() => void flag('reject')}>
-              Reject…
-            </button>
-          )}
+          <ImageFlagButtons image={image} busy={acting} onFlag={flag} />
           <button type="button" class="btn btn-primary" disabled={busy} onClick={onAgain}>
             Same prompt again
           </button>
@@ -171,6 +149,20 @@ function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: b
   );
 }
 
+function CodeSample({ title, label, code }: { title: string; label: string; code: string }) {
+  return (
+    <div class="code-sample">
+      <div class="code-sample-head">
+        <h3>{title}</h3>
+        <CopyButton text={code} what={label} />
+      </div>
+      <pre class="code" tabIndex={0} aria-label={label}>
+        {code}
+      </pre>
+    </div>
+  );
+}
+
 function EquivalentCalls({ input, keyPrefix }: { input: PlaygroundInput; keyPrefix: string | null }) {
   const key = maskedKey(keyPrefix);
   const origin = window.location.origin;
@@ -181,24 +173,8 @@ function EquivalentCalls({ input, keyPrefix }: { input: PlaygroundInput; keyPref
       <p class="muted small">
         What you just did, through the public API with a secret key (shown masked: the dashboard keeps no keys; create one on <Link href={`${BASE}/keys`}>Integration</Link>).
       </p>
-      <div class="code-sample">
-        <div class="code-sample-head">
-          <h3>curl</h3>
-          <CopyButton text={curl} what="curl command" />
-        </div>
-        <pre class="code" tabIndex={0} aria-label="curl command">
-          {curl}
-        </pre>
-      </div>
-      <div class="code-sample">
-        <div class="code-sample-head">
-          <h3>TypeScript SDK</h3>
-          <CopyButton text={sdk} what="SDK call" />
-        </div>
-        <pre class="code" tabIndex={0} aria-label="SDK call">
-          {sdk}
-        </pre>
-      </div>
+      <CodeSample title="curl" label="curl command" code={curl} />
+      <CodeSample title="TypeScript SDK" label="SDK call" code={sdk} />
     </Card>
   );
 }
