@@ -39,7 +39,8 @@ describe('documentation samples', () => {
   beforeAll(async () => {
     // Library delay 0 so instant mode finds images the samples made a moment before.
     service = await startTestService('embedded', { LIBRARY_DELAY_SECONDS: '0' });
-    account = await service.createAccount({ plan: 'pro' });
+    // Enterprise: the highest rate limit, so the samples of every page together stay under it.
+    account = await service.createAccount({ plan: 'enterprise' });
     // A scratch directory per run for files samples write; node resolves @promptpix/sdk through the link.
     cwd = mkdtempSync(join(tmpdir(), 'promptpix-docs-'));
     symlinkSync(join(ROOT, 'node_modules'), join(cwd, 'node_modules'));
