@@ -28,6 +28,8 @@ export const createApiKeyRepository = (prisma: PrismaClient) => ({
   /** Sets a key's limits; null when no such live key (of that account, given one). */
   async updateLimits(id: string, patch: Partial<KeyLimits>, accountId?: string) {
     const where = { id, revokedAt: null, ...(accountId !== undefined && { accountId }) };
+    // A publishable key made before signed mode existed gets its secret when the mode is turned on.
+    if (patch.signedPrompts) await prisma.apiKey.updateMany({ where: { ...where, kind: 'publishable', signingSecret: null }, data: { signingSecret: newSigningSecret() } });
     const result = await prisma.apiKey.updateMany({ where, data: patch });
     return result.count > 0 ? prisma.apiKey.findUnique({ where: { id }, select: keyView }) : null;
   },
