@@ -105,6 +105,24 @@ describe.each(SHAPES)('publishable key budgets and signed prompts (%s)', (shape)
     expect((await quotaUsed(account)) - before).toBe(7);
   });
 
+  it('an element refused by the monthly quota gives its budget unit back; the quota is not touched by a refused budget', async () => {
+    const { account } = await siteWithHeroImage();
+    await service.admin('PATCH', `/admin/api/v1/accounts/${account.handle}`, { monthlyGenerations: 3 });
+    // One unit is spent on the hero image: two fresh generations fit in the quota, the client budget is 5.
+    const first = await strangersLoop(account, 1, () => ({}));
+    expect(first.generating).toBe(2);
+    // The batch's elements run concurrently: while refused ones hold a unit on the way to their
+    // quota answer, a few others may read the budget as full.
+    expect([...first.failed.keys()]).toContain('Generation quota exceeded');
+    for (const error of first.failed.keys()) expect(error).toMatch(/^Generation quota exceeded$|budget exhausted \(hourly, per client\)/);
+    expect(await quotaUsed(account)).toBe(3);
+    // The 47 refusals gave their units back: with quota again, the client still has 3 of its 5.
+    await service.admin('PATCH', `/admin/api/v1/accounts/${account.handle}`, { monthlyGenerations: 100 });
+    const second = await strangersLoop(account, 1, () => ({}));
+    expect(second.generating).toBe(BUDGET.clientPerHour - 2);
+    expect(await quotaUsed(account)).toBe(3 + BUDGET.clientPerHour - 2);
+  });
+
   it('bad budget settings are a 400 naming the field; an unknown key a 404', async () => {
     const { account } = await siteWithHeroImage();
     const bad = await service.admin('PATCH', `/admin/api/v1/keys/${account.publishableKeyId}`, { budgetKeyPerDay: -1, signedPrompts: 'yes' });
