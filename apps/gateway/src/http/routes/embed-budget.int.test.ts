@@ -190,3 +190,26 @@ describe.each(SHAPES)('publishable key budgets and signed prompts (%s)', (shape)
     expect((await service.admin('POST', `/admin/api/v1/keys/${account.publishableKeyId}/rotate`)).status).toBe(404);
   });
 });
+
+describe('publishable key budgets behind a trusted proxy (embedded)', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService('embedded', { TRUST_PROXY: 'loopback', PUBLISHABLE_BUDGET_CLIENT_HOUR: '3', PUBLISHABLE_BUDGET_KEY_HOUR: '7' });
+  });
+  afterAll(() => service.stop());
+
+  it('X-Forwarded-For from a proxy the operator trusts names the client: each visitor has its own budget, the key caps them together', async () => {
+    const account = await service.createAccount({ plan: 'enterprise', monthlyGenerations: 1000 });
+    const fromClient = async (address: string, batch: string) => {
+      const elements = Array.from({ length: 10 }, (_, n) => ({ id: `e${n}`, prompt: `visitor ${address} prompt ${batch}-${n}`, width: 256, height: 256 }));
+      const res = await request(service.baseUrl).post('/api/v1/embed/resolve').set('Authorization', `Bearer ${account.publishableKey}`).set('X-Forwarded-For', address).send({ elements });
+      return res.body.results.filter((r: { status: string }) => r.status === 'generating').length;
+    };
+    expect(await fromClient('198.51.100.1', 'a')).toBe(3);
+    expect(await fromClient('198.51.100.1', 'b')).toBe(0);
+    expect(await fromClient('198.51.100.2', 'a')).toBe(3);
+    // The key's 7 an hour: one more for the third visitor, then nothing for anyone.
+    expect(await fromClient('198.51.100.3', 'a')).toBe(1);
+    expect(await fromClient('198.51.100.4', 'a')).toBe(0);
+  });
+});
