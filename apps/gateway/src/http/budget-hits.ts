@@ -18,6 +18,7 @@ export function createBudgetHitRecorder(infra: Pick<Infrastructure, 'apiKeys'>, 
     onError: (error) => logger.warn('could not record a budget hit', { error }),
   });
   return (keyId, name) => {
+    // `record` calls `touch` synchronously when it writes, so the log names this refusal's budget.
     last = name;
     record(keyId);
   };

@@ -90,6 +90,11 @@ describe.each(SHAPES)('publishable key budgets and signed prompts (%s)', (shape)
       row = await service.infra.db.prisma.apiKey.findUnique({ where: { id: account.publishableKeyId } });
     }
     expect(row?.budgetHitAt).toBeInstanceOf(Date);
+    // Logged once (at most once a minute per key and process) with the key's id, never the key.
+    const warnings = service.logs.filter((line) => line.includes('publishable key budget exhausted') && line.includes(account.publishableKeyId));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0])).toMatchObject({ level: 'warn', keyId: account.publishableKeyId, budget: 'clientPerHour' });
+    expect(service.logs.join('\n')).not.toContain(account.publishableKey);
   });
 
   it('past the per-key budget nothing more starts; a key set through the operator API keeps its own budgets', async () => {
