@@ -20,6 +20,13 @@ describe('admin CLI command mapping', () => {
       { method: 'POST', path: '/admin/api/v1/accounts/acme/keys', body: { kind: 'publishable', name: 'site', domains: ['*.acme.io', 'acme.io'] } },
     ],
     [['keys', 'revoke', 'k1'], {}, { method: 'DELETE', path: '/admin/api/v1/keys/k1' }],
+    [
+      ['keys', 'limits', 'k1'],
+      { 'client-per-hour': '10', 'key-per-day': 'null', signed: 'on' },
+      { method: 'PATCH', path: '/admin/api/v1/keys/k1', body: { budgetClientPerHour: 10, budgetClientPerDay: undefined, budgetKeyPerHour: undefined, budgetKeyPerDay: null, signedPrompts: true } },
+    ],
+    [['keys', 'limits', 'k1'], { 'key-per-hour': '-3' }, { method: 'PATCH', path: '/admin/api/v1/keys/k1', body: { budgetClientPerHour: undefined, budgetClientPerDay: undefined, budgetKeyPerHour: '-3', budgetKeyPerDay: undefined, signedPrompts: undefined } }],
+    [['keys', 'rotate', 'k1'], {}, { method: 'POST', path: '/admin/api/v1/keys/k1/rotate' }],
     [['accounts', 'sign-in-link', 'acme'], {}, { method: 'POST', path: '/admin/api/v1/accounts/acme/sign-in-link' }],
     [['library', 'seed'], {}, { method: 'POST', path: '/admin/api/v1/library/seed' }],
     [['queue', 'status'], { limit: '5' }, { method: 'GET', path: '/admin/api/v1/queue?limit=5' }],
@@ -35,6 +42,8 @@ describe('admin CLI command mapping', () => {
     [['keys', 'create'], { kind: 'secret', name: 'x' }, 'the account handle is required'],
     [['frobnicate'], {}, 'Unknown command: frobnicate'],
     [['webhooks', 'rotate'], {}, 'the account handle is required'],
+    [['keys', 'limits', 'k1'], { signed: 'yes' }, '--signed is on or off'],
+    [['keys', 'rotate'], {}, 'the key id is required'],
   ])('%j is a usage error', (args, options, message) => {
     expect(() => toApiCall(args, options)).toThrow(new UsageError(message));
   });

@@ -16,6 +16,9 @@ export const USAGE = `Usage: npm run --silent admin -- <command> [options]
   accounts sign-in-link <handle>    a one-time dashboard sign-in link (7 days) to hand over yourself
   keys create <handle> --kind secret|publishable --name <name> [--domain <d>]...
   keys revoke <keyId>
+  keys limits <keyId> [--client-per-hour <n>|null] [--client-per-day <n>|null] [--key-per-hour <n>|null] [--key-per-day <n>|null] [--signed on|off]
+                                    a publishable key's budgets of new generations (null: the default) and signed mode
+  keys rotate <keyId>               a new key with the same settings (shown once); the old one revoked
   library seed                      fill an empty shared library with sample images (instant mode)
   webhooks secret <handle>          the account's webhook signing secret (made on first read)
   webhooks rotate <handle>          replace it; later deliveries and retries use the new one
@@ -42,6 +45,21 @@ const positional = (args: string[], index: number, what: string): string => {
   const value = args[index];
   if (!value) throw new UsageError(`${what} is required`);
   return value;
+};
+
+/** `n`, `null`, or absent; anything else reaches the API as given, which names the field in its 400. */
+const nullableNumber = (options: Options, name: string): number | null | string | undefined => {
+  const value = one(options, name);
+  if (value === undefined) return undefined;
+  if (value === 'null') return null;
+  return /^\d+$/.test(value) ? Number(value) : value;
+};
+
+const onOff = (options: Options, name: string): boolean | undefined => {
+  const value = one(options, name);
+  if (value === undefined) return undefined;
+  if (value !== 'on' && value !== 'off') throw new UsageError(`--${name} is on or off`);
+  return value === 'on';
 };
 
 export function toApiCall(args: string[], options: Options): ApiCall {
@@ -84,6 +102,20 @@ export function toApiCall(args: string[], options: Options): ApiCall {
     }
     case 'keys revoke':
       return { method: 'DELETE', path: `/admin/api/v1/keys/${encodeURIComponent(positional(args, 2, 'the key id'))}` };
+    case 'keys limits':
+      return {
+        method: 'PATCH',
+        path: `/admin/api/v1/keys/${encodeURIComponent(positional(args, 2, 'the key id'))}`,
+        body: {
+          budgetClientPerHour: nullableNumber(options, 'client-per-hour'),
+          budgetClientPerDay: nullableNumber(options, 'client-per-day'),
+          budgetKeyPerHour: nullableNumber(options, 'key-per-hour'),
+          budgetKeyPerDay: nullableNumber(options, 'key-per-day'),
+          signedPrompts: onOff(options, 'signed'),
+        },
+      };
+    case 'keys rotate':
+      return { method: 'POST', path: `/admin/api/v1/keys/${encodeURIComponent(positional(args, 2, 'the key id'))}/rotate` };
     case 'webhooks secret':
       return { method: 'GET', path: `/admin/api/v1/accounts/${handle()}/webhook-secret` };
     case 'webhooks rotate':

@@ -25,6 +25,11 @@ async function main(): Promise<number> {
       name: { type: 'string' },
       domain: { type: 'string', multiple: true },
       limit: { type: 'string' },
+      'client-per-hour': { type: 'string' },
+      'client-per-day': { type: 'string' },
+      'key-per-hour': { type: 'string' },
+      'key-per-day': { type: 'string' },
+      signed: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -3,6 +3,7 @@ import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import { infrastructureReadiness, instrumentGenerations } from '@promptpix/runtime/src/metrics';
 import type { GatewayDeps } from './deps';
 import { createLastUsedRecorder } from './http/key-last-used';
+import { createBudgetHitRecorder } from './http/budget-hits';
 
 export const SERVICE_NAME = 'promptpix';
 
@@ -25,6 +26,7 @@ export function buildGatewayDeps(
     cache: { findCached },
     singleFlight: infra.singleFlight,
     activeJobs: infra.activeJobs,
+    budget: infra.budget,
     storage: infra.storage,
     events: infra.events,
     webhooks: infra.webhookNotifier,
@@ -42,6 +44,7 @@ export function buildGatewayDeps(
     libraryDelaySeconds: config.libraryDelaySeconds,
     minScore: config.instantMinScore,
   });
+  const onBudgetExceeded = createBudgetHitRecorder(infra, logger);
   const keyCache = createKeyCache({ lookup: (hash) => infra.apiKeys.findActiveByHash(hash) });
   const permalinkCache = createPermalinkCache({ load: (handle, name) => infra.permalinks.findForServing(handle, name) });
   infra.invalidation.subscribe((message) => {
@@ -87,6 +90,8 @@ export function buildGatewayDeps(
     activeJobsPerKey: config.activeJobsPerKey,
     webhookPrivateAddressesAllowed: config.webhooks.allowPrivateAddresses,
     publishableIpRateLimit: config.publishableIpRateLimit,
+    publishableBudget: config.publishableBudget,
+    budget: infra.budget,
     trustProxy: config.trustProxy,
     dashboardSessions: infra.dashboardSessions,
     signInLinks: infra.signInLinks,
@@ -108,6 +113,8 @@ export function buildGatewayDeps(
       resolveStyle: (account, style) => styleResolver.resolve(account, style),
       characterExists: (accountId, id) => infra.characters.exists(accountId, id),
       promptSafety,
+      onBudgetExceeded,
+      now: () => new Date(),
     }),
     adminToken,
     localFilesRoot: config.storage.kind === 'local' ? config.storage.root : undefined,

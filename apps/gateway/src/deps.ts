@@ -1,4 +1,4 @@
-import type { JobCancellation, Mailer, PlanName, PromptSafety, QuotaAccount, QuotaState } from '@promptpix/core';
+import type { BudgetCounter, JobCancellation, Mailer, PlanName, PromptSafety, PublishableBudget, QuotaAccount, QuotaState } from '@promptpix/core';
 import type { CacheKey, CachedImage, EmbedResolver, EventRecorder, InvalidationBus, PermalinkCache, StyleResolver, GenerationQueue, GenerationService, IdempotencyStore, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
 import type { AccountRepository, ApiKeyRepository, CharacterRepository, DashboardSessionRepository, SignInLinkRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository, WebhookRepository } from '@promptpix/db';
 import type { Config, Logger } from '@promptpix/runtime';
@@ -56,6 +56,10 @@ export interface GatewayDeps {
   webhookPrivateAddressesAllowed: boolean;
   /** Requests a minute per client IP and publishable key; 0 turns the limit off. */
   publishableIpRateLimit: number;
+  /** Default budgets of fresh generations through a publishable key (a key may set its own). */
+  publishableBudget: PublishableBudget;
+  /** The budget counters (the owner's view reads the per-key daily ones). */
+  budget: BudgetCounter;
   /** Screens prompts before any generation or match (README, "Safety"); null when switched off. */
   promptSafety: PromptSafety | null;
   /** Signed-in dashboard browsers (apps/gateway/src/dashboard). */

@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
-import type { ActiveJobs, IdempotencyStore, RateLimiter, SingleFlight } from '@promptpix/core';
+import type { ActiveJobs, BudgetCounter, IdempotencyStore, RateLimiter, SingleFlight } from '@promptpix/core';
 import { createMemoryActiveJobs, createRedisActiveJobs } from './active-jobs';
+import { createMemoryBudgetCounter, createRedisBudgetCounter } from './budget-counter';
 import { createMemoryIdempotencyStore, createRedisIdempotencyStore } from './idempotency-store';
 import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
 import { createMemoryRateLimiter } from './memory-rate-limiter';
@@ -163,5 +164,49 @@ describe.each(activeJobStores)('active jobs contract (%s)', (_name, make) => {
     await active.admit('key-lost', 'lost', 1, 60, t);
     expect((await active.admit('key-lost', 'next', 1, 60, t + 59_000)).admitted).toBe(false);
     expect((await active.admit('key-lost', 'next', 1, 60, t + 60_001)).admitted).toBe(true);
+  });
+});
+
+const budgetCounters: Array<[string, () => BudgetCounter]> = [
+  ['memory', () => createMemoryBudgetCounter()],
+  ['redis', () => createRedisBudgetCounter({ redis: newRedis(), prefix: testRedisPrefix() })],
+];
+
+describe.each(budgetCounters)('budget counter contract (%s)', (_name, make) => {
+  const HOUR = 3_600_000;
+
+  it('takes from every counter until one is full, then takes from none and names the full one', async () => {
+    const counter = make();
+    const windows = [
+      { counter: 'client', limit: 2, ttlMs: HOUR },
+      { counter: 'key', limit: 3, ttlMs: HOUR },
+    ];
+    expect(await counter.take(windows)).toEqual({ taken: true });
+    expect(await counter.take(windows)).toEqual({ taken: true });
+    expect(await counter.take(windows)).toEqual({ taken: false, full: 0 });
+    expect(await counter.read(['client', 'key', 'unknown'])).toEqual([2, 2, 0]);
+    // Another client of the same key fills the key's counter, then the key is the full one.
+    const other = [{ counter: 'client-2', limit: 2, ttlMs: HOUR }, windows[1]];
+    expect(await counter.take(other)).toEqual({ taken: true });
+    expect(await counter.take(other)).toEqual({ taken: false, full: 1 });
+    expect(await counter.read(['client-2', 'key'])).toEqual([1, 3]);
+  });
+
+  it('gives back a unit, never below zero', async () => {
+    const counter = make();
+    const windows = [{ counter: 'g', limit: 1, ttlMs: HOUR }];
+    await counter.take(windows);
+    await counter.giveBack(['g', 'never-taken']);
+    await counter.giveBack(['g']);
+    expect(await counter.read(['g', 'never-taken'])).toEqual([0, 0]);
+    expect(await counter.take(windows)).toEqual({ taken: true });
+  });
+
+  it('never counts past a limit under concurrent takes', async () => {
+    const counter = make();
+    const windows = [{ counter: 'race', limit: 7, ttlMs: HOUR }];
+    const results = await Promise.all(Array.from({ length: 40 }, () => counter.take(windows)));
+    expect(results.filter((r) => r.taken)).toHaveLength(7);
+    expect(await counter.read(['race'])).toEqual([7]);
   });
 });

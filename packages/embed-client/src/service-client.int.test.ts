@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page, type Request } from 'playwright-core';
+import { signPrompt } from '@promptpix/sdk';
 import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -98,8 +99,9 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
   pageBase = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
   const [started, browser] = await Promise.all([
-    // Free keys may have 2 jobs in progress here, so the busy-key retry can be watched.
-    startTestService('embedded', { MODEL_LATENCY_MS: String(MODEL_LATENCY_MS), WORKER_CONCURRENCY: '128', ACTIVE_JOBS_PER_KEY_FREE: '2' }),
+    // Free keys may have 2 jobs in progress here, so the busy-key retry can be watched. One page
+    // makes 120 new images from this one browser: past the default per-client budget.
+    startTestService('embedded', { MODEL_LATENCY_MS: String(MODEL_LATENCY_MS), WORKER_CONCURRENCY: '128', ACTIVE_JOBS_PER_KEY_FREE: '2', PUBLISHABLE_BUDGET_CLIENT_HOUR: '1000', PUBLISHABLE_BUDGET_CLIENT_DAY: '1000', PUBLISHABLE_BUDGET_KEY_HOUR: '1000', PUBLISHABLE_BUDGET_KEY_DAY: '1000' }),
     chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1100, height: 800 } }),
   ]);
   service = started;
@@ -344,6 +346,36 @@ it('keeps the fallbacks and stops calling once the service refuses the key', asy
   expect(await inspect(page, '#y')).toMatchObject({ src: FALLBACK, animation: 'none' });
   expect(resolveCalls).toHaveLength(1);
   expect(errors.filter((e) => !/status of 401|response: 401/.test(e))).toEqual([]);
+  await page.close();
+});
+
+it('signed prompts: a key in signed mode generates the images its site signed (data-service-sig), and only those', async () => {
+  const created = await service.admin('POST', `/admin/api/v1/accounts/${account.handle}/keys`, { kind: 'publishable', name: 'signed site', domains: [], signedPrompts: true });
+  expect(created.status).toBe(201);
+  const { body: settings } = await service.admin('PATCH', `/admin/api/v1/keys/${created.body.id}`, { budgetKeyPerDay: null });
+  expect(settings.signedPrompts).toBe(true);
+  // What the site's server does when it renders the page: sign each element's prompt, style and size.
+  const sig = await signPrompt(settings.signingSecret, { prompt: 'a signed harbour at night', style: 'watercolor', width: 256, height: 256 });
+  const forged = await signPrompt('pks_not-the-secret', { prompt: 'a signed harbour at night', style: 'watercolor', width: 256, height: 256 });
+  const url = servePage(
+    '/signed',
+    `<img id="signed" src="${FALLBACK}" data-service-prompt="a signed harbour at night" data-service-style="watercolor" data-service-width="256" data-service-height="256" data-service-sig="${sig}">
+     <img id="unsigned" src="${FALLBACK}" data-service-prompt="an unsigned harbour at night" data-service-width="256" data-service-height="256">
+     <img id="forged" src="${FALLBACK}" data-service-prompt="a signed harbour at night" data-service-style="watercolor" data-service-width="256" data-service-height="256" data-service-sig="${forged}">`,
+    { key: created.body.key },
+  );
+  const { page, resolveCalls } = await openPage();
+  await page.goto(url);
+  await waitReady(page, '#signed');
+  await page.waitForFunction(() => ['#unsigned', '#forged'].every((s) => document.querySelector(s)?.getAttribute('data-service-state') === 'failed'));
+  const [signed, unsigned, forgedImg] = await Promise.all(['#signed', '#unsigned', '#forged'].map((id) => inspect(page, id)));
+  expect(signed.src).toMatch(new RegExp(`^${service.baseUrl}/`));
+  expect(signed.naturalWidth).toBe(256);
+  expect(unsigned).toMatchObject({ state: 'failed', src: FALLBACK });
+  expect(await page.getAttribute('#unsigned', 'data-service-error')).toMatch(/signed prompts/);
+  expect(forgedImg).toMatchObject({ state: 'failed', src: FALLBACK });
+  expect(await page.getAttribute('#forged', 'data-service-error')).toMatch(/^sig: /);
+  expect(resolveCalls[0].elements).toContainEqual({ id: expect.any(String), prompt: 'a signed harbour at night', style: 'watercolor', width: 256, height: 256, sig });
   await page.close();
 });
 

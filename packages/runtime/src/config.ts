@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_ACTIVE_JOBS_PER_KEY, DEFAULT_MONTHLY_GENERATIONS, DEFAULT_WEBHOOK_ATTEMPTS, DEFAULT_WEBHOOK_BACKOFF_MS, parseTermList, type PlanName } from '@promptpix/core';
+import { DEFAULT_ACTIVE_JOBS_PER_KEY, DEFAULT_MONTHLY_GENERATIONS, DEFAULT_PUBLISHABLE_BUDGET, DEFAULT_WEBHOOK_ATTEMPTS, DEFAULT_WEBHOOK_BACKOFF_MS, MAX_BUDGET, parseTermList, type PlanName, type PublishableBudget } from '@promptpix/core';
 import type { ModelConfig } from '@promptpix/models';
 
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
@@ -89,6 +89,10 @@ const envSchema = z.object({
   ACTIVE_JOBS_PER_KEY_BUSINESS: int(DEFAULT_ACTIVE_JOBS_PER_KEY.business, 1),
   ACTIVE_JOBS_PER_KEY_ENTERPRISE: int(DEFAULT_ACTIVE_JOBS_PER_KEY.enterprise, 1),
   PUBLISHABLE_IP_RATE_LIMIT: int(0, 0, 100_000),
+  PUBLISHABLE_BUDGET_CLIENT_HOUR: int(DEFAULT_PUBLISHABLE_BUDGET.clientPerHour, 0, MAX_BUDGET),
+  PUBLISHABLE_BUDGET_CLIENT_DAY: int(DEFAULT_PUBLISHABLE_BUDGET.clientPerDay, 0, MAX_BUDGET),
+  PUBLISHABLE_BUDGET_KEY_HOUR: int(DEFAULT_PUBLISHABLE_BUDGET.keyPerHour, 0, MAX_BUDGET),
+  PUBLISHABLE_BUDGET_KEY_DAY: int(DEFAULT_PUBLISHABLE_BUDGET.keyPerDay, 0, MAX_BUDGET),
   SAFETY_FILTER: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
   SAFETY_EXTRA_TERMS: optionalString,
   SAFETY_KIDS_TERMS: optionalString,
@@ -127,6 +131,8 @@ export interface Config {
   activeJobsPerKey: Record<PlanName, number>;
   /** Requests a minute one client IP may make with one publishable key (0: no such limit). */
   publishableIpRateLimit: number;
+  /** Fresh generations a publishable key may start per client address and per key, per hour and per day, unless the key sets its own. */
+  publishableBudget: PublishableBudget;
   /** The prompt safety filter; null when SAFETY_FILTER=off. */
   safety: { extraTerms: string[]; extraKidsTerms: string[] } | null;
   /** Express's `trust proxy` setting, so client IPs are read from X-Forwarded-For behind a proxy. */
@@ -257,6 +263,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       enterprise: e.ACTIVE_JOBS_PER_KEY_ENTERPRISE,
     },
     publishableIpRateLimit: e.PUBLISHABLE_IP_RATE_LIMIT,
+    publishableBudget: {
+      clientPerHour: e.PUBLISHABLE_BUDGET_CLIENT_HOUR,
+      clientPerDay: e.PUBLISHABLE_BUDGET_CLIENT_DAY,
+      keyPerHour: e.PUBLISHABLE_BUDGET_KEY_HOUR,
+      keyPerDay: e.PUBLISHABLE_BUDGET_KEY_DAY,
+    },
     safety: e.SAFETY_FILTER === 'on' ? { extraTerms: parseTermList(e.SAFETY_EXTRA_TERMS), extraKidsTerms: parseTermList(e.SAFETY_KIDS_TERMS) } : null,
     trustProxy: e.TRUST_PROXY,
     dashboard: {

@@ -18,6 +18,7 @@ import {
   type RateLimiter,
   type SingleFlight,
   type ActiveJobs,
+  type BudgetCounter,
   type IdempotencyStore,
   type Storage,
   type Mailer,
@@ -25,10 +26,12 @@ import {
 import {
   createLocalInvalidationBus,
   createMemoryActiveJobs,
+  createMemoryBudgetCounter,
   createMemoryIdempotencyStore,
   createMemoryRateLimiter,
   createMemorySingleFlight,
   createRedisActiveJobs,
+  createRedisBudgetCounter,
   createRedisIdempotencyStore,
   createRedisInvalidationBus,
   createRedisRateLimiter,
@@ -83,6 +86,8 @@ export interface Infrastructure {
   idempotency: IdempotencyStore;
   /** Jobs in progress per key (gateway admits, worker releases). */
   activeJobs: ActiveJobs;
+  /** Fresh generations publishable keys started, per client and key, hour and day. */
+  budget: BudgetCounter;
   /** Credential changes announced to every gateway process. */
   invalidation: InvalidationBus;
   /** Webhooks (README, "Webhooks"): the delivery log and secrets, the delivery queue, and who is told when a job finishes. */
@@ -203,6 +208,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     singleFlight: redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight(),
     idempotency: redis ? createRedisIdempotencyStore({ redis, prefix }) : createMemoryIdempotencyStore(),
     activeJobs: redis ? createRedisActiveJobs({ redis, prefix }) : createMemoryActiveJobs(),
+    budget: redis ? createRedisBudgetCounter({ redis, prefix }) : createMemoryBudgetCounter(),
     invalidation,
     webhookStore,
     dashboardSessions: createDashboardSessionRepository(db.prisma),

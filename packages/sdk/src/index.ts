@@ -17,3 +17,4 @@ export {
   type ErrorBody,
 } from './errors';
 export type * from './types';
+export { signPrompt, type PromptToSign } from './sign-prompt';

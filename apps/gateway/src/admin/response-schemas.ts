@@ -28,8 +28,29 @@ export const adminCreatedKeySchema = z
     kind: z.enum(['secret', 'publishable']),
     name: z.string(),
     domains: z.array(z.string()),
+    replaced: z.uuid().optional().meta({ description: 'On rotation: the key this one replaces, now revoked' }),
   })
   .meta({ id: 'AdminCreatedKey' });
+
+const budgetValue = z.number().int().nullable();
+
+/** A key's settings as the operator API shows them (never the key or its hash). */
+export const adminKeySchema = z
+  .object({
+    id: z.uuid(),
+    kind: z.enum(['secret', 'publishable']),
+    name: z.string(),
+    hint: z.string().meta({ description: 'The key\'s first characters' }),
+    domains: z.array(z.string()),
+    budgetClientPerHour: budgetValue,
+    budgetClientPerDay: budgetValue,
+    budgetKeyPerHour: budgetValue,
+    budgetKeyPerDay: budgetValue,
+    budgetHitAt: z.iso.datetime({ offset: true }).nullable().meta({ description: 'Last time a budget refused a fresh generation' }),
+    signedPrompts: z.boolean(),
+    signingSecret: z.string().nullable().meta({ description: 'Publishable keys: the secret the site\'s server signs prompts with (HMAC-SHA256)' }),
+  })
+  .meta({ id: 'AdminKey' });
 
 export const adminPermalinkSchema = z
   .object({ name: z.string(), url: z.url().meta({ description: 'The permanent URL, /api/img/{handle}/{name}' }), imageIds: z.array(z.uuid()) })

@@ -5,9 +5,9 @@ import { parseOrThrow } from '../http/validate';
 import { adminAuth } from './admin-auth';
 import { seedLibrary } from './library-seed';
 import { streamEvents } from './analytics-export';
-import { analyticsExportQuerySchema, createAccountSchema, createCharacterSchema, createKeySchema, createPermalinkSchema, createStyleSchema, patchAccountSchema, patchCharacterSchema } from './schemas';
+import { analyticsExportQuerySchema, createAccountSchema, createCharacterSchema, createKeySchema, createPermalinkSchema, createStyleSchema, patchAccountSchema, patchCharacterSchema, patchKeyLimitsSchema } from './schemas';
 import { createAccountCharacter, patchAccountCharacter } from '../account-ops/characters';
-import { createAccountKey, revokeAccountKey } from '../account-ops/keys';
+import { createAccountKey, revokeAccountKey, rotateAccountKey, updateKeyLimits } from '../account-ops/keys';
 import { permalinkUrl } from '../account-ops/permalinks';
 import { webhookAdminRoutes } from './webhook-routes';
 import { APPROVAL_LINK_MINUTES, issueSignInLink, sendApprovalEmail } from '../dashboard/auth/mail';
@@ -101,6 +101,17 @@ export function adminRoutes(deps: GatewayDeps) {
   router.delete('/admin/api/v1/keys/:id', async (req, res) => {
     await revokeAccountKey(deps, req.params.id);
     res.status(204).end();
+  });
+
+  router.patch('/admin/api/v1/keys/:id', async (req, res) => {
+    const patch = parseOrThrow(patchKeyLimitsSchema, req.body);
+    const { createdAt: _created, lastUsedAt: _used, budgetHitAt, ...key } = await updateKeyLimits(deps, req.params.id, patch);
+    res.json({ ...key, budgetHitAt: budgetHitAt?.toISOString() ?? null });
+  });
+
+  router.post('/admin/api/v1/keys/:id/rotate', async (req, res) => {
+    const { id, key, kind, name, domains, replaced } = await rotateAccountKey(deps, req.params.id);
+    res.status(201).json({ id, key, kind, name, domains, replaced });
   });
 
   router.post('/admin/api/v1/accounts/:handle/permalinks', async (req, res) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isStorableInstant, text } from '@promptpix/contracts';
-import { plans, presetById, visualFamilies } from '@promptpix/core';
+import { MAX_BUDGET, plans, presetById, visualFamilies } from '@promptpix/core';
 
 const accountStatuses = ['pending', 'approved', 'suspended', 'banned'] as const;
 
@@ -26,11 +26,35 @@ const domainEntry = z
   .max(253)
   .regex(/^(\*\.)?[a-z0-9.-]+(:\d+)?$|^https?:\/\/[^\s/]+\/?$/i, 'a host such as app.example.com, *.example.com, or an origin');
 
+const budgetSetting = (what: string) =>
+  z
+    .number({ error: 'Expected an integer or null' })
+    .int({ error: 'Expected an integer or null' })
+    .min(0, { error: 'Must be at least 0' })
+    .max(MAX_BUDGET, { error: `Must be at most ${MAX_BUDGET}` })
+    .nullable()
+    .optional()
+    .meta({ description: `Publishable keys: fresh generations ${what}; null: the service default (docs/api/embed.md)` });
+
+/** A key's own limits (docs/api/embed.md, "Publishable keys: budgets and signed prompts"). */
+export const keyLimitsShape = {
+  budgetClientPerHour: budgetSetting('one client address may start per hour'),
+  budgetClientPerDay: budgetSetting('one client address may start per day'),
+  budgetKeyPerHour: budgetSetting('the key may start per hour'),
+  budgetKeyPerDay: budgetSetting('the key may start per day'),
+  signedPrompts: z.boolean({ error: 'Expected a boolean' }).optional().meta({ description: 'Publishable keys: start generations only for prompts signed with the key\'s signing secret' }),
+};
+
 export const createKeySchema = z.object({
   kind: z.enum(['secret', 'publishable']),
   name: text(1, 100, { trim: true }),
   domains: z.array(domainEntry).max(100).default([]),
+  ...keyLimitsShape,
 });
+
+export const patchKeyLimitsSchema = z
+  .object(keyLimitsShape)
+  .refine((p) => Object.values(p).some((v) => v !== undefined), 'Nothing to change: give a budget setting or signedPrompts');
 
 export const createPermalinkSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9._~-]{1,200}$/, 'letters, digits and . _ ~ -, 1 to 200 characters'),

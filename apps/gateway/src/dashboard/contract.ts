@@ -31,6 +31,9 @@
  *   GET    /dashboard/api/keys                                → { keys: KeyView[] } (live keys)
  *   POST   /dashboard/api/keys   {kind, name, domains}        → 201 KeyCreated (the key in clear, this once)
  *   DELETE /dashboard/api/keys/:id                            → 204
+ *   GET    /dashboard/api/keys/:id/limits                     → KeyLimitsView (publishable keys: budgets, signing secret, fresh generations per day)
+ *   PATCH  /dashboard/api/keys/:id/limits  KeyLimitsInput      → KeyLimitsView
+ *   POST   /dashboard/api/keys/:id/rotate                     → 201 KeyCreated (same settings; the old key revoked)
  *
  *   Characters (./api/characters.ts)
  *   GET    /dashboard/api/characters                          → { characters: CharacterView[] }
@@ -145,6 +148,33 @@ export interface KeyView {
   domains: string[];
   createdAt: string;
   lastUsedAt: string | null;
+}
+
+/** A publishable key's budget settings: null means the service default (shown in `defaults`). */
+export interface KeyLimitsInput {
+  budgetClientPerHour?: number | null;
+  budgetClientPerDay?: number | null;
+  budgetKeyPerHour?: number | null;
+  budgetKeyPerDay?: number | null;
+  signedPrompts?: boolean;
+}
+
+/** What a publishable key may spend, and what it spent (docs/dashboard.md). */
+export interface KeyLimitsView {
+  id: string;
+  budgetClientPerHour: number | null;
+  budgetClientPerDay: number | null;
+  budgetKeyPerHour: number | null;
+  budgetKeyPerDay: number | null;
+  /** The service's defaults, used where the key sets none. */
+  defaults: { budgetClientPerHour: number; budgetClientPerDay: number; budgetKeyPerHour: number; budgetKeyPerDay: number };
+  signedPrompts: boolean;
+  /** The secret the site's server signs prompts with (HMAC-SHA256); keep it on the server. */
+  signingSecret: string | null;
+  /** Last time a budget refused a fresh generation. */
+  budgetHitAt: string | null;
+  /** Fresh generations the key started, per UTC day, oldest first (the last 7 days, today included). */
+  freshByDay: Array<{ date: string; count: number }>;
 }
 
 export interface KeyCreated {

@@ -31,6 +31,24 @@ export interface ActiveJobs {
   release(bucket: string, jobId: string): Promise<void>;
 }
 
+/** One fixed-window counter to take a unit from: its name carries the window. */
+export interface BudgetCounterWindow {
+  counter: string;
+  limit: number;
+  /** How long the counter is kept after its first unit. */
+  ttlMs: number;
+}
+
+/** Fixed-window counters of fresh generations publishable keys start (../publishable-budget.ts). */
+export interface BudgetCounter {
+  /** Adds one to every counter if each is under its limit, atomically (one round trip); otherwise adds nothing and gives the index of the first full one. */
+  take(windows: BudgetCounterWindow[]): Promise<{ taken: true } | { taken: false; full: number }>;
+  /** Gives back the unit a `take` added (the generation did not start after all). */
+  giveBack(counters: string[]): Promise<void>;
+  /** Current values, 0 where absent. */
+  read(counters: string[]): Promise<number[]>;
+}
+
 /** A response kept for an Idempotency-Key, to answer a retry with. */
 export interface StoredResponse {
   status: number;

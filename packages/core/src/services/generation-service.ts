@@ -1,6 +1,7 @@
 import { ErrorMessages, type GenerationRequest } from '@promptpix/contracts';
 import { AppError } from '../errors';
-import type { ActiveJobs, SingleFlight } from '../ports/coordination';
+import type { ActiveJobs, BudgetCounter, SingleFlight } from '../ports/coordination';
+import { budgetExceededMessage, type BudgetName, type BudgetWindow } from '../publishable-budget';
 import type { GenerationQueue } from '../ports/queue';
 import type { JobRecord, JobStore } from '../ports/job-store';
 import type { Storage } from '../ports/storage';
@@ -25,6 +26,8 @@ export interface GenerationServiceDeps {
   cache: RenderCacheStore;
   singleFlight: SingleFlight;
   activeJobs: ActiveJobs;
+  /** Counters of fresh generations started through publishable keys. */
+  budget: BudgetCounter;
   storage: Pick<Storage, 'publicUrl'>;
   events: EventRecorder;
   webhooks: Pick<WebhookNotifier, 'jobFinished' | 'subscribe'>;
@@ -51,6 +54,17 @@ export interface StartOptions {
    * regenerate). A cache hit's or a joined job's image is the caller's to add.
    */
   addToPermalinks?: string[];
+  /** Limits on fresh work started through a publishable key; a cache hit, variant or join never meets them. */
+  fresh?: FreshLimits;
+}
+
+/** What a publishable key may start (../publishable-budget.ts), checked only where a fresh generation would start. */
+export interface FreshLimits {
+  /** Set when this request may not start fresh work at all (an unsigned prompt on a signed-mode key): the error. */
+  refusal?: string;
+  windows: BudgetWindow[];
+  /** A budget refused the generation (the owner's view; never throws). */
+  onExceeded(name: BudgetName): void;
 }
 
 /** How long a caller waits before trying again when its key has too many jobs in progress. */
@@ -83,6 +97,23 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
     return { activeSlot: caller.keyId };
   }
 
+
+  /**
+   * A publishable key's limits, before the quota so a refused generation costs nothing: a
+   * refusal, or one unit from each budget window (one round trip), given back if the generation
+   * does not start after all.
+   */
+  async function spendFreshLimits(fresh: FreshLimits | undefined): Promise<{ giveBack(): Promise<void> }> {
+    if (!fresh) return { giveBack: async () => {} };
+    if (fresh.refusal) throw new AppError('forbidden', fresh.refusal);
+    const taken = await d.budget.take(fresh.windows);
+    if (!taken.taken) {
+      const name = fresh.windows[taken.full].name;
+      fresh.onExceeded(name);
+      throw new AppError('rate_limited', budgetExceededMessage(name));
+    }
+    return { giveBack: () => d.budget.giveBack(fresh.windows.map((w) => w.counter)).catch((e) => d.onError('could not give back a budget unit', e)) };
+  }
 
   const newRecord = (accountId: string, request: GenerationRequest, extra: Partial<JobRecord>): JobRecord => ({
     jobId: d.newId(),
@@ -149,17 +180,24 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
       else await new Promise((r) => setTimeout(r, 25));
     }
 
+    const budget = await spendFreshLimits(options.fresh).catch(async (error) => {
+      await d.singleFlight.release(flightKey, jobId);
+      throw error;
+    });
     const reservation = await d.quota.reserve(account).catch(async (error) => {
+      await budget.giveBack();
       await d.singleFlight.release(flightKey, jobId);
       throw error;
     });
     if (!reservation.ok) {
+      await budget.giveBack();
       await d.singleFlight.release(flightKey, jobId);
       const { used, limit, resetAt } = reservation.state;
       throw new AppError('quota_exceeded', ErrorMessages.quotaExceeded, { used, limit, resetAt: resetAt.toISOString() }, quotaHeaders(reservation.state));
     }
     // After the quota: out of generations is the answer that matters more, and the cap is rarely hit.
     const slot = await admit(caller, jobId).catch(async (error) => {
+      await budget.giveBack();
       await d.quota.refund(account.id, reservation.periodStart);
       await d.singleFlight.release(flightKey, jobId);
       throw error;
@@ -177,6 +215,7 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
       jobId,
     };
     await enqueue(job, async () => {
+      await budget.giveBack();
       await d.quota.refund(account.id, reservation.periodStart);
       await releaseJobHolds(d, job);
     });

@@ -1,14 +1,62 @@
-import { generateApiKey, hashApiKey, keyHint, type KeyKind } from '@promptpix/core';
+import { generateApiKey, hashApiKey, keyHint, newSigningSecret, type KeyKind } from '@promptpix/core';
 import type { PrismaClient } from '../generated/client';
 
+/** A key's own limits (docs/api/embed.md): budgets (null: the service default) and signed mode. */
+export interface KeyLimits {
+  budgetClientPerHour: number | null;
+  budgetClientPerDay: number | null;
+  budgetKeyPerHour: number | null;
+  budgetKeyPerDay: number | null;
+  signedPrompts: boolean;
+}
+
+const keyView = { id: true, kind: true, name: true, hint: true, domains: true, createdAt: true, lastUsedAt: true, budgetClientPerHour: true, budgetClientPerDay: true, budgetKeyPerHour: true, budgetKeyPerDay: true, budgetHitAt: true, signedPrompts: true, signingSecret: true } as const;
+
 export const createApiKeyRepository = (prisma: PrismaClient) => ({
-  /** Creates a key and returns it in clear: the only time it exists outside the caller's hands. */
-  async create(accountId: string, input: { kind: KeyKind; name: string; domains: string[] }) {
+  /**
+   * Creates a key and returns it in clear: the only time it exists outside the caller's hands. A
+   * publishable key gets a signing secret for signed mode.
+   */
+  async create(accountId: string, input: { kind: KeyKind; name: string; domains: string[] } & Partial<KeyLimits>) {
     const key = generateApiKey(input.kind);
     const row = await prisma.apiKey.create({
-      data: { accountId, kind: input.kind, name: input.name, domains: input.domains, hash: hashApiKey(key), hint: keyHint(key) },
+      data: { accountId, ...input, hash: hashApiKey(key), hint: keyHint(key), signingSecret: input.kind === 'publishable' ? newSigningSecret() : null },
     });
     return { id: row.id, key, kind: row.kind, name: row.name, domains: row.domains, hint: row.hint, createdAt: row.createdAt };
+  },
+
+  /** Sets a key's limits; null when no such live key (of that account, given one). */
+  async updateLimits(id: string, patch: Partial<KeyLimits>, accountId?: string) {
+    const where = { id, revokedAt: null, ...(accountId !== undefined && { accountId }) };
+    // A publishable key made before signed mode existed gets its secret when the mode is turned on.
+    if (patch.signedPrompts) await prisma.apiKey.updateMany({ where: { ...where, kind: 'publishable', signingSecret: null }, data: { signingSecret: newSigningSecret() } });
+    const result = await prisma.apiKey.updateMany({ where, data: patch });
+    return result.count > 0 ? prisma.apiKey.findUnique({ where: { id }, select: keyView }) : null;
+  },
+
+  /**
+   * Rotation in one transaction: a new key with the old one's name, domains, limits and signing
+   * secret (signed pages keep working), and the old one revoked. Null when no such live key.
+   */
+  async rotate(id: string, accountId?: string) {
+    return prisma.$transaction(async (tx) => {
+      const where = { id, revokedAt: null, ...(accountId !== undefined && { accountId }) };
+      const old = await tx.apiKey.findFirst({ where });
+      if (!old) return null;
+      const revoked = await tx.apiKey.updateMany({ where, data: { revokedAt: new Date() } });
+      if (revoked.count === 0) return null;
+      const key = generateApiKey(old.kind);
+      const { budgetClientPerHour, budgetClientPerDay, budgetKeyPerHour, budgetKeyPerDay, signedPrompts, signingSecret } = old;
+      const row = await tx.apiKey.create({
+        data: { accountId: old.accountId, kind: old.kind, name: old.name, domains: old.domains, hash: hashApiKey(key), hint: keyHint(key), budgetClientPerHour, budgetClientPerDay, budgetKeyPerHour, budgetKeyPerDay, signedPrompts, signingSecret },
+      });
+      return { id: row.id, key, kind: row.kind, name: row.name, domains: row.domains, hint: row.hint, createdAt: row.createdAt, replaced: old.id, accountId: old.accountId };
+    });
+  },
+
+  /** Notes when a budget last refused a key's generation (the caller throttles). */
+  async recordBudgetHit(id: string, at: Date): Promise<void> {
+    await prisma.apiKey.updateMany({ where: { id }, data: { budgetHitAt: at } });
   },
 
   /** The live key with this hash and its account, or null (unknown or revoked). */
@@ -30,7 +78,7 @@ export const createApiKeyRepository = (prisma: PrismaClient) => ({
     prisma.apiKey.findMany({
       where: { accountId, revokedAt: null },
       orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
-      select: { id: true, kind: true, name: true, hint: true, domains: true, createdAt: true, lastUsedAt: true },
+      select: keyView,
     }),
   /** Records when a key last authenticated a request (the caller throttles). */
   async touchLastUsed(id: string, at: Date): Promise<void> {

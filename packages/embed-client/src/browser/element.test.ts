@@ -13,6 +13,8 @@ describe('readElement', () => {
     ],
     [{ 'data-service-prompt': 'a fox', 'data-service-style': '', 'data-service-width': '' }, { prompt: 'a fox' }],
     [{ 'data-service-shortcut': 'hero' }, { shortcut: 'hero' }],
+    [{ 'data-service-prompt': 'a fox', 'data-service-sig': ' abc_-123 ' }, { prompt: 'a fox', sig: 'abc_-123' }],
+    [{ 'data-service-shortcut': 'hero', 'data-service-sig': 'abc' }, { shortcut: 'hero' }],
     [{ 'data-service-shortcut': 'hero', 'data-service-prompt': 'a fox', 'data-service-style': 'x' }, { shortcut: 'hero' }],
   ])('%j → %j', (attrs, expected) => expect(read(attrs)).toEqual(expected));
 
@@ -26,6 +28,7 @@ describe('readElement', () => {
     [{ 'data-service-prompt': 'a', 'data-service-format': 'gif' }, 'data-service-format'],
     [{ 'data-service-prompt': 'a', 'data-service-mode': 'fast' }, 'data-service-mode'],
     [{ 'data-service-shortcut': 'n'.repeat(201) }, 'data-service-shortcut'],
+    [{ 'data-service-prompt': 'a', 'data-service-sig': 's'.repeat(201) }, 'data-service-sig'],
     [{ 'data-service-prompt': 'a\u0000b' }, 'data-service-prompt'],
     [{ 'data-service-prompt': 'a', 'data-service-style': 'water\u0000color' }, 'data-service-style'],
   ])('out of bounds %j names %s (the element keeps its fallback; the batch is not refused)', (attrs, field) => {
@@ -39,6 +42,6 @@ describe('readElement', () => {
   });
 
   it('watches every attribute it reads', () => {
-    expect(WATCHED).toEqual(['data-service-prompt', 'data-service-shortcut', 'data-service-style', 'data-service-width', 'data-service-height', 'data-service-format', 'data-service-mode']);
+    expect(WATCHED).toEqual(['data-service-prompt', 'data-service-shortcut', 'data-service-style', 'data-service-width', 'data-service-height', 'data-service-format', 'data-service-mode', 'data-service-sig']);
   });
 });

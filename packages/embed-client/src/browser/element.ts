@@ -4,10 +4,10 @@ import type { EmbedElementInput } from '@promptpix/contracts';
  * Reads an element's service attributes into one resolve entry, checking the spec's bounds here
  * (Limits, Field and size bounds): one bad element must not turn the whole batch into a 400.
  */
-export type ElementRequest = Pick<EmbedElementInput, 'prompt' | 'shortcut' | 'style' | 'width' | 'height' | 'format' | 'mode'>;
+export type ElementRequest = Pick<EmbedElementInput, 'prompt' | 'shortcut' | 'style' | 'width' | 'height' | 'format' | 'mode' | 'sig'>;
 
 /** The attributes the script watches; a change to any of them re-resolves the element. */
-export const WATCHED = ['prompt', 'shortcut', 'style', 'width', 'height', 'format', 'mode'].map((name) => 'data-service-' + name);
+export const WATCHED = ['prompt', 'shortcut', 'style', 'width', 'height', 'format', 'mode', 'sig'].map((name) => 'data-service-' + name);
 
 const CHOICES = { format: ['png', 'jpeg', 'webp'], mode: ['generate', 'instant'] } as const satisfies { [K in 'format' | 'mode']: ReadonlyArray<NonNullable<ElementRequest[K]>> };
 
@@ -30,6 +30,10 @@ export function readElement(attr: (name: string) => string | null): ElementReque
   const style = read('style');
   if (style.length > 200) return { error: 'data-service-style: at most 200 characters' };
   if (style) request.style = style;
+  // The site's signature of prompt, style and size: a key in signed mode generates only for these.
+  const sig = read('sig');
+  if (sig.length > 200) return { error: 'data-service-sig: at most 200 characters' };
+  if (sig) request.sig = sig;
   for (const name of ['width', 'height'] as const) {
     const value = read(name);
     if (!value) continue;

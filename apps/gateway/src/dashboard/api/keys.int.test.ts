@@ -75,4 +75,55 @@ describe('dashboard keys (embedded)', () => {
     const res = await request(service.baseUrl).post('/dashboard/api/keys').set('Cookie', me.cookie).send({ kind: 'secret', name: 'x' });
     expect(res.status).toBe(403);
   });
+
+  it("shows a publishable key's budgets, signing secret and fresh generations per day; sets them; rotates the key in one action", async () => {
+    const site = await service.createAccount({ plan: 'business' });
+    const owner = await dashboardSessionFor(service, site.handle);
+    const limits = await owner.get(`/dashboard/api/keys/${site.publishableKeyId}/limits`);
+    expect(limits.status).toBe(200);
+    expect(limits.body).toMatchObject({ id: site.publishableKeyId, budgetKeyPerDay: null, defaults: { budgetClientPerHour: 30, budgetClientPerDay: 100, budgetKeyPerHour: 100, budgetKeyPerDay: 300 }, signedPrompts: false, budgetHitAt: null });
+    expect(limits.body.signingSecret).toMatch(/^pks_/);
+    expect(limits.body.freshByDay).toHaveLength(7);
+    expect(limits.body.freshByDay[6]).toEqual({ date: new Date().toISOString().slice(0, 10), count: 0 });
+
+    // Two fresh generations through the page's key count for today; a cache hit does not.
+    const resolve = (prompt: string) => request(service.baseUrl).post('/api/v1/embed/resolve').set('Authorization', `Bearer ${site.publishableKey}`).send({ elements: [{ id: 'a', prompt, width: 256, height: 256 }] });
+    const first = await resolve('a counted fox');
+    expect(first.body.results[0].status).toBe('generating');
+    await service.waitForJob(first.body.results[0].jobId, site.publishableKey);
+    expect((await resolve('a counted fox')).body.results[0].status).toBe('ready');
+    expect((await resolve('a second counted fox')).body.results[0].status).toBe('generating');
+
+    // A budget of 2 a day is spent now: the next new prompt fails, and the owner sees when.
+    const patched = await owner.patch(`/dashboard/api/keys/${site.publishableKeyId}/limits`, { budgetKeyPerDay: 2, signedPrompts: true });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ budgetKeyPerDay: 2, signedPrompts: true });
+    expect(patched.body.freshByDay[6].count).toBe(2);
+    await owner.patch(`/dashboard/api/keys/${site.publishableKeyId}/limits`, { signedPrompts: false });
+    const refused = await resolve('a third fox, over budget');
+    expect(refused.body.results[0]).toEqual({ id: 'a', status: 'failed', error: expect.stringContaining('daily, per key') });
+    let hit: string | null = null;
+    for (let i = 0; i < 100 && !hit; i++) {
+      hit = (await owner.get(`/dashboard/api/keys/${site.publishableKeyId}/limits`)).body.budgetHitAt;
+      if (!hit) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(Date.now() - Date.parse(hit!)).toBeLessThan(60_000);
+
+    expect((await owner.patch(`/dashboard/api/keys/${site.publishableKeyId}/limits`, { budgetClientPerHour: 1.5 })).body.details.fieldErrors).toHaveProperty('budgetClientPerHour');
+    // Secret keys have no budgets; another account's key is not there at all.
+    expect((await owner.get(`/dashboard/api/keys/${site.secretKeyId}/limits`)).status).toBe(404);
+    expect((await them.patch(`/dashboard/api/keys/${site.publishableKeyId}/limits`, { budgetKeyPerDay: 1000 })).status).toBe(404);
+    expect((await them.post(`/dashboard/api/keys/${site.publishableKeyId}/rotate`)).status).toBe(404);
+
+    const rotated = await owner.post(`/dashboard/api/keys/${site.publishableKeyId}/rotate`);
+    expect(rotated.status).toBe(201);
+    expect(rotated.body.key).toMatchObject({ kind: 'publishable', name: 'site' });
+    expect(rotated.body.secret.startsWith(rotated.body.key.prefix)).toBe(true);
+    expect((await styles(site.publishableKey)).status).toBe(401);
+    expect((await styles(rotated.body.secret)).status).toBe(200);
+    const carried = await owner.get(`/dashboard/api/keys/${rotated.body.key.id}/limits`);
+    expect(carried.body).toMatchObject({ budgetKeyPerDay: 2, signingSecret: limits.body.signingSecret });
+    const live = (await owner.get('/dashboard/api/keys')).body.keys.map((k: { id: string }) => k.id);
+    expect(live.sort()).toEqual([rotated.body.key.id, site.secretKeyId].sort());
+  });
 });

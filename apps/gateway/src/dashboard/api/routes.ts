@@ -4,6 +4,7 @@ import { characterRoutes } from './characters';
 import { embedRoutes } from './embed';
 import { imageRoutes } from './images';
 import { keyRoutes } from './keys';
+import { keyLimitRoutes } from './key-limits';
 import { permalinkRoutes } from './permalinks';
 import { playgroundRoutes } from './playground';
 import { styleRoutes } from './styles';
@@ -11,5 +12,5 @@ import { usageRoutes } from './usage';
 
 /** The signed-in JSON API (see ../contract.ts); mounted behind session, CSRF and approval checks. */
 export function dashboardApiRoutes(deps: GatewayDeps) {
-  return Router().use(imageRoutes(deps), permalinkRoutes(deps), keyRoutes(deps), characterRoutes(deps), styleRoutes(deps), usageRoutes(deps), embedRoutes(deps), playgroundRoutes(deps));
+  return Router().use(imageRoutes(deps), permalinkRoutes(deps), keyRoutes(deps), keyLimitRoutes(deps), characterRoutes(deps), styleRoutes(deps), usageRoutes(deps), embedRoutes(deps), playgroundRoutes(deps));
 }

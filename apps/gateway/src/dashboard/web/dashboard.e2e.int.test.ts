@@ -110,6 +110,19 @@ describe('the account dashboard in a browser', () => {
     await expect(page.locator('table').textContent()).resolves.toContain('www.example.com');
     await capture(page, 'keys', 'integration/keys');
 
+    // The publishable key's budgets: what it spent per day, its own budget, signed mode and its signing secret.
+    await page.getByRole('button', { name: 'Budgets of key marketing site' }).click();
+    await page.getByRole('table', { name: 'Fresh generations per day' }).waitFor();
+    await page.getByLabel('Whole key, per day').fill('5');
+    await page.getByLabel('Only generate signed prompts (data-service-sig)').check();
+    await page.getByRole('button', { name: 'Save budgets' }).click();
+    await page.getByRole('status').getByText('Budgets saved').waitFor({ state: 'visible' });
+    const signingSecret = await page.getByRole('textbox', { name: 'Signing secret (keep it on your server)', exact: true }).inputValue();
+    expect(signingSecret).toMatch(/^pks_/);
+    await expect(page.getByLabel('Whole key, per day').inputValue()).resolves.toBe('5');
+    await capture(page, 'key-budgets', 'integration/key budgets');
+    await page.getByRole('button', { name: 'Close' }).click();
+
     // Images: the generated image, its detail, pin, permalink.
     await page.getByRole('link', { name: 'Images' }).click();
     const card = page.locator('.image-card').first();

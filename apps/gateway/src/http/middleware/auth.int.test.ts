@@ -193,6 +193,20 @@ describe('key cache across gateway processes', () => {
     expect(await eventually(async () => (await pollStatus(second.baseUrl, account.secretKey)) === 401)).toBe(true);
   });
 
+  it("a key rotated through one gateway stops working on the other; the new key and the key's new settings work there", async () => {
+    const account = await first.createAccount();
+    expect(await pollStatus(second.baseUrl, account.publishableKey)).toBe(404); // cached in the second gateway
+    const rotated = await first.admin('POST', `/admin/api/v1/keys/${account.publishableKeyId}/rotate`);
+    expect(rotated.status).toBe(201);
+    expect(await eventually(async () => (await pollStatus(second.baseUrl, account.publishableKey)) === 401)).toBe(true);
+    expect(await pollStatus(second.baseUrl, rotated.body.key)).toBe(404);
+    // Signed mode set through the first gateway reaches the second's cached key.
+    await first.admin('PATCH', `/admin/api/v1/keys/${rotated.body.id}`, { signedPrompts: true });
+    const unsigned = () =>
+      request(second.baseUrl).post('/api/v1/embed/resolve').set('Authorization', `Bearer ${rotated.body.key}`).send({ elements: [{ id: 'a', prompt: 'a prompt nobody signed' }] });
+    expect(await eventually(async () => (await unsigned()).body.results?.[0]?.error?.includes('signed prompts') === true)).toBe(true);
+  });
+
   it('suspending an account takes effect on every gateway', async () => {
     const account = await first.createAccount();
     expect(await pollStatus(second.baseUrl, account.publishableKey)).toBe(404);

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError, accountStatusError, checkOrigin, hashApiKey, keyKindOf, type Caller, type KeyKind, type PlanName } from '@promptpix/core';
+import { AppError, accountStatusError, checkOrigin, effectiveBudget, hashApiKey, keyKindOf, type BudgetOverrides, type Caller, type KeyKind, type PlanName, type PublishableBudget, type PublishableCaller } from '@promptpix/core';
 import { ErrorMessages } from '@promptpix/contracts';
 import type { ApiKeyRepository, ApiKeyWithAccount } from '@promptpix/db';
 
@@ -8,12 +8,20 @@ export interface AuthContext {
   kind: KeyKind;
   account: ApiKeyWithAccount['account'];
   domains: string[];
+  /** The key's own budget settings (null: the service default) and, in signed mode, its signing secret. */
+  limits: { budget: BudgetOverrides; signingSecret?: string };
 }
 
 export const authOf = (res: Response): AuthContext => res.locals.auth as AuthContext;
 
 /** The key a generation is started for, with its plan's cap on jobs in progress. */
 export const callerOf = (auth: AuthContext, activeJobsPerKey: Record<PlanName, number>): Caller => ({ keyId: auth.keyId, activeJobLimit: activeJobsPerKey[auth.account.plan as PlanName] });
+
+/** A publishable key's budget and signed mode for one request from `client` (docs/api/embed.md); undefined for a secret key. */
+export const publishableCallerOf = (auth: AuthContext, client: string | undefined, defaults: PublishableBudget): PublishableCaller | undefined =>
+  auth.kind === 'publishable'
+    ? { keyId: auth.keyId, client: client ?? 'unknown', budget: effectiveBudget(defaults, auth.limits.budget), ...(auth.limits.signingSecret !== undefined && { signingSecret: auth.limits.signingSecret }) }
+    : undefined;
 
 /** Bearer header first; the `key` query parameter where a header is impossible (spec, Authentication 2). */
 function presentedKey(req: Request): string | null {
@@ -61,7 +69,11 @@ export const authenticate = (apiKeys: KeyCredentials, options: AuthOptions): Req
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.vary('Origin');
   }
-  res.locals.auth = { keyId: row.id, kind: row.kind, account: row.account, domains: row.domains } satisfies AuthContext;
+  const limits = {
+    budget: { clientPerHour: row.budgetClientPerHour, clientPerDay: row.budgetClientPerDay, keyPerHour: row.budgetKeyPerHour, keyPerDay: row.budgetKeyPerDay },
+    ...(row.signedPrompts && row.signingSecret && { signingSecret: row.signingSecret }),
+  };
+  res.locals.auth = { keyId: row.id, kind: row.kind, account: row.account, domains: row.domains, limits } satisfies AuthContext;
   apiKeys.recordUse?.(row.id);
   next();
 };

@@ -10,10 +10,12 @@ import {
   createStyleSchema,
   patchAccountSchema,
   patchCharacterSchema,
+  patchKeyLimitsSchema,
 } from '../../admin/schemas';
 import {
   adminAccountSchema,
   adminCreatedKeySchema,
+  adminKeySchema,
   adminLibrarySeedSchema,
   adminPermalinkSchema,
   adminQueueSchema,
@@ -78,6 +80,20 @@ export const adminApiPaths: ZodOpenApiPathsObject = {
       'adminRevokeKey',
       'Revoke a key; it answers 401 Invalid API key from then on',
       { '204': { description: 'Revoked' }, '404': json(errorBodySchema, 'No such key') },
+      { requestParams: { path: z.object({ id: z.uuid() }) } },
+    ),
+    patch: op(
+      'adminPatchKeyLimits',
+      'Set a publishable key\'s budgets (null: the service default) or signed mode; every gateway sees it within the invalidation bound',
+      { '200': json(adminKeySchema, 'The key\'s settings, its signing secret included'), '400': bad, '404': json(errorBodySchema, 'No such live key') },
+      { requestParams: { path: z.object({ id: z.uuid() }) }, requestBody: body(patchKeyLimitsSchema) },
+    ),
+  },
+  '/admin/api/v1/keys/{id}/rotate': {
+    post: op(
+      'adminRotateKey',
+      'Rotate a key in one action: a new key with the same name, domains, budgets and signing secret (shown once); the old one is revoked',
+      { '201': json(adminCreatedKeySchema, 'The new key'), '404': json(errorBodySchema, 'No such live key') },
       { requestParams: { path: z.object({ id: z.uuid() }) } },
     ),
   },

@@ -1,13 +1,32 @@
 import { useState } from 'preact/hooks';
 import type { KeyCreated, KeyView } from '../../../contract';
-import { api, fieldError } from '../api';
+import { api, errorMessage, fieldError } from '../api';
 import { forgetPublishableKey, parseDomains, rememberPublishableKey } from '../keys-store';
 import { BASE } from '../router';
-import { Badge, Card, CopyField, EmptyState, Field, FormError, Loaded, PageHeader, confirmAndDelete, formatDate, useAction, useResource } from '../ui';
+import { Badge, Card, CopyField, EmptyState, Field, FormError, Loaded, PageHeader, confirmAction, confirmAndDelete, formatDate, toast, useAction, useResource } from '../ui';
+import { KeyLimitsCard } from './key-limits';
 
 export function KeysPage({ handle }: { handle: string }) {
   const keys = useResource<{ keys: KeyView[] }>(`${BASE}/api/keys`);
   const [created, setCreated] = useState<KeyCreated | null>(null);
+  const [limitsOf, setLimitsOf] = useState<KeyView | null>(null);
+
+  /** A new key with the same settings; the old one stops working on every gateway within seconds. */
+  const rotate = async (key: KeyView) => {
+    const ok = await confirmAction(`Rotate “${key.name}”?`, <>A new key replaces <span class="code">{key.prefix}…</span> with the same domains, budgets and signing secret. The old key stops working at once.</>, 'Rotate key');
+    if (!ok) return;
+    try {
+      const next = await api<KeyCreated>('POST', `${BASE}/api/keys/${encodeURIComponent(key.id)}/rotate`);
+      forgetPublishableKey(handle, key.prefix);
+      if (next.key.kind === 'publishable') rememberPublishableKey(handle, next.secret);
+      keys.setData((d) => ({ keys: [next.key, ...(d?.keys ?? []).filter((k) => k.id !== key.id)] }));
+      setCreated(next);
+      if (limitsOf?.id === key.id) setLimitsOf(next.key);
+      toast(`Key “${key.name}” rotated`);
+    } catch (error) {
+      toast(`Could not rotate the key: ${errorMessage(error)}`);
+    }
+  };
 
   const revoke = (key: KeyView) =>
     confirmAndDelete({
@@ -116,6 +135,14 @@ export function KeysPage({ handle }: { handle: string }) {
                       <td data-label="Created" class="nowrap">{formatDate(k.createdAt)}</td>
                       <td data-label="Last used" class="nowrap">{k.lastUsedAt ? formatDate(k.lastUsedAt, true) : <span class="muted">Never</span>}</td>
                       <td class="actions">
+                        {k.kind === 'publishable' && (
+                          <button type="button" class="btn btn-secondary btn-small" aria-label={`Budgets of key ${k.name}`} onClick={() => setLimitsOf(k)}>
+                            Budgets
+                          </button>
+                        )}
+                        <button type="button" class="btn btn-secondary btn-small" aria-label={`Rotate key ${k.name}`} onClick={() => void rotate(k)}>
+                          Rotate
+                        </button>
                         <button type="button" class="btn btn-danger-outline btn-small" aria-label={`Revoke key ${k.name}`} onClick={() => void revoke(k)}>
                           Revoke
                         </button>
@@ -128,6 +155,7 @@ export function KeysPage({ handle }: { handle: string }) {
           )}
         </Loaded>
       </Card>
+      {limitsOf && <KeyLimitsCard key={limitsOf.id} keyId={limitsOf.id} name={limitsOf.name} onClose={() => setLimitsOf(null)} />}
     </>
   );
 }
