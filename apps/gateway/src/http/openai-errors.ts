@@ -1,13 +1,20 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { z } from 'zod';
 import { AppError } from '@promptpix/core';
 import { ErrorMessages } from '@promptpix/contracts';
 import type { Logger } from '@promptpix/runtime';
 import { STATUS_OF, toAppError } from './middleware/error-handler';
 
 /** OpenAI's error envelope, which its SDKs read `message`, `type`, `param` and `code` from. */
-export interface OpenAiErrorBody {
-  error: { message: string; type: string; param: string | null; code: string | null };
-}
+export const openAiErrorBodySchema = z.object({
+  error: z.object({
+    message: z.string(),
+    type: z.string().meta({ description: 'invalid_request_error, requests (rate limit), insufficient_quota or server_error' }),
+    param: z.string().nullable().meta({ description: 'The request field at fault, on a 400' }),
+    code: z.string().nullable().meta({ description: 'invalid_api_key, missing_api_key, rate_limit_exceeded, insufficient_quota, model_not_found, pending_approval, or null' }),
+  }),
+});
+export type OpenAiErrorBody = z.infer<typeof openAiErrorBodySchema>;
 
 export interface OpenAiErrorAnswer {
   status: number;
