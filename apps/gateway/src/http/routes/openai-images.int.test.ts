@@ -5,6 +5,7 @@
 import OpenAI from 'openai';
 import sharp from 'sharp';
 import { ErrorMessages } from '@promptpix/contracts';
+import { publishedErrorResponse, publishedImagesResponse, publishedModelList } from './openai-published';
 import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
 
 jest.setTimeout(120_000);
@@ -16,6 +17,8 @@ async function raised(call: Promise<unknown>) {
     (e: unknown) => e,
   );
   if (!(error instanceof OpenAI.APIError)) throw new Error(`expected an APIError, got ${String(error)}`);
+  // The body's `error` is OpenAI's published error object.
+  publishedErrorResponse.parse({ error: error.error });
   return { error, status: error.status, type: error.type, param: error.param, code: error.code, message: error.message, headers: error.headers };
 }
 
@@ -43,10 +46,12 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     const openai = client(account.secretKey);
     const models = await openai.models.list();
     expect(models.data).toEqual([{ id: 'procedural', object: 'model', created: expect.any(Number), owned_by: 'promptpix' }]);
+    expect(publishedModelList.parse({ object: 'list', data: models.data })).toBeTruthy();
     expect(await openai.models.retrieve(models.data[0].id)).toEqual(models.data[0]);
 
     const { data: images, response } = await openai.images.generate({ model: models.data[0].id, prompt: 'a lighthouse on a cliff at dusk', size: '512x512' }).withResponse();
     expect(images.data).toHaveLength(1);
+    expect(publishedImagesResponse.parse(images)).toEqual(images);
     const file = await fetch(images.data![0].url!);
     expect(file.status).toBe(200);
     expect(await decoded(Buffer.from(await file.arrayBuffer()))).toEqual({ width: 512, height: 512, format: 'png' });
@@ -60,6 +65,7 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
   it('answers b64_json that decodes to the requested size and format', async () => {
     const images = await client(account.secretKey).images.generate(extended({ prompt: 'a red kite over a beach', size: '256x384', output_format: 'webp', response_format: 'b64_json' }));
     expect(images.data![0].url).toBeUndefined();
+    expect(publishedImagesResponse.parse(images)).toEqual(images);
     expect(await decoded(Buffer.from(images.data![0].b64_json!, 'base64'))).toEqual({ width: 256, height: 384, format: 'webp' });
     const jpeg = await client(account.secretKey).images.generate(extended({ prompt: 'a red kite over a beach', size: '256x384', output_format: 'jpeg', response_format: 'b64_json' }));
     expect(await decoded(Buffer.from(jpeg.data![0].b64_json!, 'base64'))).toEqual({ width: 256, height: 384, format: 'jpeg' });
