@@ -2,13 +2,22 @@
  * The OpenAI-compatible surface against the running service, with the official `openai` client:
  * what a tool pointed at `<base>/v1` sees, on both shapes.
  */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import sharp from 'sharp';
 import { ErrorMessages } from '@promptpix/contracts';
 import { publishedErrorResponse, publishedImagesResponse, publishedModelList } from './openai-published';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, TEST_ADMIN_TOKEN, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
 
 jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '../../../../..');
+const run = promisify(execFile);
+/** The fenced blocks of docs/api/openai-compatible.md with this info string. */
+const examples = (info: string) => [...readFileSync(join(ROOT, 'docs/api/openai-compatible.md'), 'utf8').matchAll(/```(.*)\n([\s\S]*?)```/g)].filter((m) => m[1] === info).map((m) => m[2]);
 
 /** What the SDK throws, as a plain object to compare. */
 async function raised(call: Promise<unknown>) {
@@ -174,5 +183,18 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
 
     const unknown = await fetch(`${service.baseUrl}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${account.secretKey}` } });
     expect([unknown.status, await unknown.json()]).toEqual([404, { error: { message: ErrorMessages.notFound, type: 'invalid_request_error', param: null, code: null } }]);
+  });
+
+  it("runs the documentation page's examples as written: the five lines with the official client, and the curl block", async () => {
+    const env = { ...process.env, BASE_URL: service.baseUrl, SECRET_KEY: account.secretKey, PUBLISHABLE_KEY: account.publishableKey, ADMIN_TOKEN: TEST_ADMIN_TOKEN };
+    const [fiveLines] = examples('js');
+    expect(fiveLines).toContain("from 'openai'");
+    const { stdout } = await run('node', ['--input-type=module', '-e', fiveLines], { cwd: ROOT, env });
+    const file = await fetch(stdout.trim());
+    expect(await decoded(Buffer.from(await file.arrayBuffer()))).toEqual({ width: 1024, height: 1024, format: 'png' });
+
+    const runnable = examples('sh runnable');
+    expect(runnable.length).toBeGreaterThan(0);
+    for (const block of runnable) await run('bash', ['-c', `set -euo pipefail\n${block}`], { env });
   });
 });
