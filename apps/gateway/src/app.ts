@@ -42,7 +42,8 @@ const withBodyOnly =
 const exceptOpenAi =
   (parser: express.RequestHandler): express.RequestHandler =>
   (req, res, next) =>
-    req.path.startsWith('/v1/') ? next() : parser(req, res, next);
+    // Case-insensitive, as Express matches routes.
+    /^\/v1\//i.test(req.path) ? next() : parser(req, res, next);
 
 /** The gateway's HTTP app. No listen(): main.ts and supertest both use it. */
 export function createApp(deps: GatewayDeps): express.Express {

@@ -107,6 +107,13 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     expect(urls).toContain(again.data![0].url);
     expect(urls).not.toContain(again.data![1].url);
     expect(await quotaUsed(account.handle)).toBe(used + 3);
+
+    // With a seed the takes are that seed and the next: asked again, the cache answers both, free.
+    const seeded = await openai.images.generate(extended({ prompt: 'a paper boat on a puddle', n: 2, size: '256x256', seed: 7 }));
+    expect(await quotaUsed(account.handle)).toBe(used + 5);
+    const seededAgain = await openai.images.generate(extended({ prompt: 'a paper boat on a puddle', n: 2, size: '256x256', seed: 7 }));
+    expect(seededAgain.data!.map((image) => image.url)).toEqual(seeded.data!.map((image) => image.url));
+    expect(await quotaUsed(account.handle)).toBe(used + 5);
   });
 
   it('raises the SDK error class of each failure, in OpenAI\'s envelope', async () => {
@@ -176,6 +183,9 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     const noKey = await post(null, '{"prompt":');
     expect([noKey.status, await noKey.json()]).toEqual([401, { error: { message: ErrorMessages.missingKey, type: 'invalid_request_error', param: null, code: 'missing_api_key' } }]);
     expect((await post('sk_live_' + 'y'.repeat(40), JSON.stringify({ prompt: 'x'.repeat(500_000) }))).status).toBe(401);
+    // Express matches paths case-insensitively; so does the rule that leaves these bodies unread.
+    const shouted = await fetch(`${service.baseUrl}/V1/images/generations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":' });
+    expect(shouted.status).toBe(401);
     const invalidJson = await post(account.secretKey, '{"prompt":');
     expect([invalidJson.status, (await invalidJson.json()).error.message]).toEqual([400, ErrorMessages.invalidJson]);
     const tooLarge = await post(account.secretKey, JSON.stringify({ prompt: 'x'.repeat(40_000) }));

@@ -88,24 +88,24 @@ async function generationRequestOf(deps: GatewayDeps, auth: AuthContext, body: O
 }
 
 /**
- * Starts the `n` takes through the generation service, the first with the cache's candidates. A
- * request that cannot afford its fresh takes is refused before any starts; one that runs out part
- * way (another request spent the quota meanwhile) cancels the takes it started, which refunds them
+ * Starts the `n` takes through the generation service, each with its cache candidates. A request
+ * that cannot afford its fresh takes is refused before any starts; one that runs out part way
+ * (another request spent the quota meanwhile) cancels the takes it started, which refunds them
  * while they are still queued.
  */
 async function startTakes(deps: GatewayDeps, auth: AuthContext, request: GenerationRequest, n: number): Promise<Started[]> {
   const { account } = auth;
-  const requests = seedsOfTakes(n, request.seed, () => randomInt(0, 2 ** 32)).map((seed) => ({ ...request, seed }));
-  const candidates = await deps.findCached(cacheKeyOf(account.id, requests[0]));
+  const takes = seedsOfTakes(n, request.seed, () => randomInt(0, 2 ** 32)).map((seed) => ({ ...request, seed }));
+  const candidates = await Promise.all(takes.map((take) => deps.findCached(cacheKeyOf(account.id, take))));
   if (n > 1) {
-    const fresh = n - (decideFromCache(candidates, requests[0]).kind === 'miss' ? 0 : 1);
+    const fresh = takes.filter((take, i) => decideFromCache(candidates[i], take).kind === 'miss').length;
     const quota = await deps.quota.peek(account);
     if (quota.used + fresh > quota.limit) throw quotaExceededError(quota);
   }
   const options = { caller: callerOf(auth, deps.activeJobsPerKey) };
   const started: Started[] = [];
   try {
-    for (const [i, take] of requests.entries()) started.push(i === 0 ? await deps.generations.startWithCandidates(account, take, candidates, options) : await deps.generations.start(account, take, options));
+    for (const [i, take] of takes.entries()) started.push(await deps.generations.startWithCandidates(account, take, candidates[i], options));
   } catch (error) {
     const own = started.filter((s) => s.outcome === 'generated' || s.outcome === 'derived');
     await Promise.all(own.map((s) => deps.cancellation.cancel(s.job.jobId, account.id).catch(() => undefined)));
