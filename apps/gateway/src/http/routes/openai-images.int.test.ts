@@ -143,6 +143,17 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     expect(publishable.message).toContain(ErrorMessages.publishableForbidden);
     expect((await raised(client(account.publishableKey).models.list())).error).toBeInstanceOf(OpenAI.PermissionDeniedError);
 
+    // A revoke, a suspension and a pending approval reach this door too.
+    const other = await service.createAccount();
+    expect((await client(other.secretKey).models.list()).data).toHaveLength(1);
+    expect((await service.admin('DELETE', `/admin/api/v1/keys/${other.secretKeyId}`)).status).toBe(204);
+    expect((await raised(client(other.secretKey).images.generate({ prompt: 'x' }))).error).toBeInstanceOf(OpenAI.AuthenticationError);
+    const suspended = await service.createAccount();
+    await service.admin('PATCH', `/admin/api/v1/accounts/${suspended.handle}`, { status: 'suspended' });
+    expect(await raised(client(suspended.secretKey).images.generate({ prompt: 'x' }))).toMatchObject({ status: 403, message: expect.stringContaining(ErrorMessages.suspended) });
+    const pending = await service.createAccount({ status: 'pending' });
+    expect(await raised(client(pending.secretKey).images.generate({ prompt: 'x' }))).toMatchObject({ status: 403, code: 'pending_approval' });
+
     const missingModel = await raised(openai.models.retrieve('no-such-model'));
     expect(missingModel.error).toBeInstanceOf(OpenAI.NotFoundError);
     expect(missingModel.code).toBe('model_not_found');
