@@ -100,7 +100,10 @@ async function startTakes(deps: GatewayDeps, auth: AuthContext, request: Generat
   if (n > 1) {
     const fresh = takes.filter((take, i) => decideFromCache(candidates[i], take).kind === 'miss').length;
     const quota = await deps.quota.peek(account);
-    if (quota.used + fresh > quota.limit) throw quotaExceededError(quota);
+    if (quota.used + fresh > quota.limit) {
+      deps.metrics.quotaRejections.inc();
+      throw quotaExceededError(quota);
+    }
   }
   const options = { caller: callerOf(auth, deps.activeJobsPerKey) };
   const started: Started[] = [];
