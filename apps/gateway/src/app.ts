@@ -6,6 +6,7 @@ import { dashboardRoutes } from './dashboard/routes';
 import { corsPreflight } from './http/middleware/cors-preflight';
 import { errorHandler, notFound } from './http/middleware/error-handler';
 import { httpMetrics } from './http/middleware/http-metrics';
+import { openAiErrors } from './http/openai-errors';
 import { requestId } from './http/middleware/request-id';
 import { requestLog } from './http/middleware/request-log';
 import { analyticsRoutes } from './http/routes/analytics';
@@ -22,6 +23,8 @@ import { jobEventRoutes } from './http/routes/job-events';
 import { jobCancelRoutes } from './http/routes/job-cancel';
 import { jobRoutes } from './http/routes/jobs';
 import { metricsRoutes } from './http/routes/metrics';
+import { openAiImageRoutes } from './http/routes/openai-images';
+import { openAiModelRoutes } from './http/routes/openai-models';
 import { permalinkRoutes } from './http/routes/permalinks';
 import { readyRoutes } from './http/routes/ready';
 import { renderRoutes } from './http/routes/render';
@@ -34,6 +37,13 @@ const withBodyOnly =
   (parser: express.RequestHandler): express.RequestHandler =>
   (req, res, next) =>
     req.method === 'GET' || req.method === 'HEAD' ? next() : parser(req, res, next);
+
+/** The OpenAI-compatible surface reads its bodies itself, after authentication (routes/openai-images.ts). */
+const exceptOpenAi =
+  (parser: express.RequestHandler): express.RequestHandler =>
+  (req, res, next) =>
+    // Case-insensitive, as Express matches routes.
+    /^\/v1\//i.test(req.path) ? next() : parser(req, res, next);
 
 /** The gateway's HTTP app. No listen(): main.ts and supertest both use it. */
 export function createApp(deps: GatewayDeps): express.Express {
@@ -58,7 +68,7 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use('/admin/api/v1', withBodyOnly(express.json({ limit: '100mb', strict: false })));
   // So do dashboard users: up to 10 photos as data: URLs.
   app.use('/dashboard/api/characters', withBodyOnly(express.json({ limit: '60mb' })));
-  app.use(withBodyOnly(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] })));
+  app.use(withBodyOnly(exceptOpenAi(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }))));
 
   // The hot paths first: every router ahead of the one that answers costs a pass through it.
   app.use(jobRoutes(deps));
@@ -80,6 +90,9 @@ export function createApp(deps: GatewayDeps): express.Express {
   app.use(docsRoutes(deps));
   app.use(adminRoutes(deps));
   app.use(dashboardRoutes(deps));
+  app.use(openAiImageRoutes(deps));
+  app.use(openAiModelRoutes(deps));
+  app.use('/v1', ...openAiErrors(deps.logger, deps.now));
   if (deps.localFilesRoot) app.use(fileRoutes(deps.localFilesRoot));
 
   app.use(notFound());

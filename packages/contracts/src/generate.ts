@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { text } from './text';
 import { webhookUrlSchema } from './webhook';
 
-const dimension = z
+export const dimensionSchema = z
   .number({ error: 'Expected an integer' })
   .int({ error: 'Expected an integer' })
   .min(256, { error: 'Must be at least 256' })
@@ -40,8 +40,8 @@ export const generateBodySchema = z.object({
     .default(1)
     .meta({ description: 'How hard the style is applied' }),
   character: z.uuid({ error: 'Expected a uuid' }).optional().meta({ description: 'A character to put in the image (GET /api/v1/characters)' }),
-  width: dimension.default(1024),
-  height: dimension.default(1024),
+  width: dimensionSchema.default(1024),
+  height: dimensionSchema.default(1024),
   format: z.enum(imageFormats, { error: 'Expected one of png, jpeg, webp' }).default('webp'),
   ageBuckets: z
     .array(z.enum(ageBuckets, { error: 'Expected one of kids, bigkids, adults' }), { error: 'Expected an array' })
@@ -90,8 +90,8 @@ export const renderQuerySchema = z.object({
   prompt: generateBodySchema.shape.prompt,
   style: generateBodySchema.shape.style,
   character: generateBodySchema.shape.character,
-  width: queryInt(dimension.default(1024)),
-  height: queryInt(dimension.default(1024)),
+  width: queryInt(dimensionSchema.default(1024)),
+  height: queryInt(dimensionSchema.default(1024)),
   format: generateBodySchema.shape.format,
   age: z.enum(ageBuckets, { error: 'Expected one of kids, bigkids, adults' }).optional().meta({ description: 'Age bucket: a single value' }),
   seed: queryInt(seedSchema).optional(),

@@ -35,3 +35,4 @@ export * from './dashboard/session-rules';
 export * from './dashboard/sign-in-links';
 export * from './publishable-budget';
 export * from './prompt-signature';
+export * from './image-takes';

@@ -1,3 +1,5 @@
+import { ErrorMessages } from '@promptpix/contracts';
+import { AppError } from './errors';
 import type { PlanName } from './plans';
 
 /** Adds calendar months, clamping to the last day of a shorter month (Jan 31 + 1 → Feb 28/29). */
@@ -37,3 +39,7 @@ export const quotaHeaders = (q: QuotaState): Record<string, string> => ({
   'X-Quota-Limit': String(q.limit),
   'X-Quota-Reset': q.resetAt.toISOString(),
 });
+
+/** The spec's 402: out of generations, with the counts in the body and the quota headers. */
+export const quotaExceededError = (q: QuotaState): AppError =>
+  new AppError('quota_exceeded', ErrorMessages.quotaExceeded, { used: q.used, limit: q.limit, resetAt: q.resetAt.toISOString() }, quotaHeaders(q));

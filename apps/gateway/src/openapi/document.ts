@@ -1,6 +1,7 @@
 import { createDocument } from 'zod-openapi';
 import { adminApiPaths } from './paths/admin-api';
 import { jobEventPaths } from './paths/job-events';
+import { openAiCompatiblePaths } from './paths/openai-compatible';
 import { publicApiPaths } from './paths/public-api';
 import { withPreflight } from './paths/preflight';
 import { servicePaths } from './paths/service';
@@ -36,9 +37,10 @@ export function buildOpenApiDocument(options: { serverUrl: string; version: stri
       { name: 'Styles and characters' },
       { name: 'Embed and analytics', description: 'What the page script calls' },
       { name: 'Service', description: 'Health, readiness, metrics and this reference' },
+      { name: 'OpenAI-compatible', description: "OpenAI's Images API at /v1, for tools that speak it: errors in OpenAI's envelope" },
       { name: 'Operator', description: 'The operator API, authenticated with ADMIN_TOKEN' },
     ],
-    paths: withPreflight({ ...publicApiPaths, ...jobEventPaths, ...servicePaths, ...adminApiPaths, ...webhookAdminPaths }),
+    paths: withPreflight({ ...publicApiPaths, ...jobEventPaths, ...servicePaths, ...openAiCompatiblePaths, ...adminApiPaths, ...webhookAdminPaths }),
     webhooks: outgoingWebhooks,
     components: { securitySchemes },
   });

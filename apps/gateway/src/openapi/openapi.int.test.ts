@@ -116,7 +116,9 @@ describe('OpenAPI document and routes', () => {
       expect({ path, m, status: missing.status }).toEqual({ path, m, status: 401 });
       if (!security.some((s) => 'secretKey' in s)) continue;
       const publishable = await call(m, path, params, { key: account.publishableKey });
-      const refused = publishable.status === 403 && publishable.body.error === ErrorMessages.publishableForbidden;
+      // The OpenAI-compatible surface says it in OpenAI's envelope.
+      const message = typeof publishable.body.error === 'object' ? publishable.body.error.message : publishable.body.error;
+      const refused = publishable.status === 403 && message === ErrorMessages.publishableForbidden;
       const allowsPublishable = security.some((s) => 'publishableKey' in s);
       expect({ path, m, refused }).toEqual({ path, m, refused: !allowsPublishable });
     }
@@ -225,6 +227,24 @@ describe('responses recorded from the service match the document', () => {
     expect((await call('get', '/api/img/{handle}/{name}', fencedLink, { headers: { referer: 'https://shop.example.com/page' } })).status).toBe(302);
     expect((await call('patch', '/api/v1/image/{id}/reject', { id: done.imageId }, { key: sk })).body).toEqual({ id: done.imageId, rejected: true });
 
+    // The OpenAI-compatible surface (a fresh key: the scenario above spent this one's per-minute allowance).
+    const oa = (await service.createAccount()).secretKey;
+    // RENDER_WAIT_MS is shorter than the model here: a 503 until the image exists, then the image.
+    const openAiImage = () => call('post', '/v1/images/generations', {}, { key: oa, body: { prompt: 'a lighthouse at dusk', size: '512x512', output_format: 'png' } });
+    let generated = await openAiImage();
+    expect(generated.status).toBe(503);
+    while (generated.status === 503) generated = await openAiImage();
+    expect(generated.body.data).toHaveLength(1);
+    expect((await call('post', '/v1/images/generations', {}, { key: oa, body: { prompt: 'x', size: 'huge' } })).body.error.param).toBe('size');
+    expect((await call('post', '/v1/images/generations', {}, { key: 'sk_live_' + 'x'.repeat(40), body: { prompt: 'x' } })).status).toBe(401);
+    expect((await call('post', '/v1/images/generations', {}, { key: oa, body: { prompt: 'x', style: 'film-noir' } })).status).toBe(403);
+    expect((await call('post', '/v1/images/generations', {}, { key: oa, rawBody: JSON.stringify({ prompt: 'x'.repeat(40_000) }) })).status).toBe(413);
+    expect((await call('post', '/v1/images/generations', {}, { key: broke.secretKey, body: { prompt: 'a new take' } })).body.error.code).toBe('insufficient_quota');
+    expect((await call('post', '/v1/images/generations', {}, { key: limited.secretKey, body: { prompt: 'x' } })).body.error.code).toBe('rate_limit_exceeded');
+    const models = await call('get', '/v1/models', {}, { key: sk });
+    expect((await call('get', '/v1/models/{id}', { id: models.body.data[0].id }, { key: sk })).status).toBe(200);
+    expect((await call('get', '/v1/models/{id}', { id: 'no-such-model' }, { key: sk })).status).toBe(404);
+
     // Service routes.
     for (const path of ['/api/health', '/api/ready', '/metrics', '/service-client.js', '/docs']) expect((await call('get', path)).status).toBe(200);
     expect((await call('get', '/demo', {}, { query: { key: pk } })).status).toBe(200);
@@ -282,6 +302,16 @@ describe('responses recorded from the service match the document', () => {
       'POST /api/v1/analytics/events 429',
       'GET /api/img/{handle}/{name} 302',
       'GET /api/img/{handle}/{name} 403',
+      'POST /v1/images/generations 200',
+      'POST /v1/images/generations 400',
+      'POST /v1/images/generations 401',
+      'POST /v1/images/generations 403',
+      'POST /v1/images/generations 413',
+      'POST /v1/images/generations 429',
+      'POST /v1/images/generations 503',
+      'GET /v1/models 200',
+      'GET /v1/models/{id} 200',
+      'GET /v1/models/{id} 404',
     ])
       expect(seen).toContain(expected);
   });

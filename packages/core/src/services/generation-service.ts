@@ -5,7 +5,7 @@ import { budgetExceededMessage, type BudgetName, type BudgetWindow } from '../pu
 import type { GenerationQueue } from '../ports/queue';
 import type { JobRecord, JobStore } from '../ports/job-store';
 import type { Storage } from '../ports/storage';
-import { quotaHeaders, type QuotaState } from '../quota';
+import { quotaExceededError, type QuotaState } from '../quota';
 import { cacheKeyOf, decideFromCache, flightKeyOf, type CacheKey, type CachedImage } from '../render-cache';
 import type { EventRecorder } from './event-recorder';
 import { releaseJobHolds } from './job-holds';
@@ -192,8 +192,7 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
     if (!reservation.ok) {
       await budget.giveBack();
       await d.singleFlight.release(flightKey, jobId);
-      const { used, limit, resetAt } = reservation.state;
-      throw new AppError('quota_exceeded', ErrorMessages.quotaExceeded, { used, limit, resetAt: resetAt.toISOString() }, quotaHeaders(reservation.state));
+      throw quotaExceededError(reservation.state);
     }
     // After the quota: out of generations is the answer that matters more, and the cap is rarely hit.
     const slot = await admit(caller, jobId).catch(async (error) => {

@@ -41,14 +41,22 @@ function fromParserError(error: { type?: string; status?: number }): AppError | 
 
 export const notFound = (): RequestHandler => (_req, _res, next) => next(new AppError('not_found', ErrorMessages.notFound));
 
-export const errorHandler = (logger: Logger): ErrorRequestHandler => (error, _req, res, _next) => {
-  let known = error instanceof AppError ? error : fromParserError(error ?? {});
+/**
+ * Any error a handler throws, as the AppError the caller is told: the handler's own, a body
+ * parser's complaint, a dependency outage (503), or else an internal error (logged).
+ */
+export function toAppError(error: unknown, logger: Logger): AppError {
+  let known = error instanceof AppError ? error : fromParserError((error ?? {}) as { type?: string; status?: number });
   if (!known && isDependencyOutage(error)) {
     logger.warn('dependency unavailable', { error });
     known = new AppError('unavailable', ErrorMessages.serviceUnavailable, {}, { 'Retry-After': '5' });
   }
   if (!known) logger.error('unhandled error', { error });
-  const appError = known ?? new AppError('internal', ErrorMessages.internal);
+  return known ?? new AppError('internal', ErrorMessages.internal);
+}
+
+export const errorHandler = (logger: Logger): ErrorRequestHandler => (error, _req, res, _next) => {
+  const appError = toAppError(error, logger);
   if (res.headersSent) return res.end();
   res.status(STATUS_OF[appError.kind]);
   for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);

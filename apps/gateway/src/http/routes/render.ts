@@ -1,25 +1,13 @@
 import { Router, type Response } from 'express';
 import { renderQuerySchema, type GenerationRequest } from '@promptpix/contracts';
-import { AppError, cacheKeyOf, decideFromCache, fieldError, normalizePrompt, quotaHeaders, type JobRecord, type JobStore } from '@promptpix/core';
+import { AppError, cacheKeyOf, decideFromCache, fieldError, normalizePrompt, quotaHeaders } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf, callerOf } from '../middleware/auth';
 import { assertPromptAllowed } from '../prompt-safety';
 import { rateLimit } from '../middleware/rate-limit';
 import { redirectFound } from '../redirect';
 import { parseOrThrow } from '../validate';
-
-const POLL_MS = 100;
-
-/** Polls the job store until the job finishes, the deadline passes or the caller goes away. */
-async function waitForJob(jobStore: JobStore, jobId: string, waitMs: number, gone: () => boolean): Promise<JobRecord | null> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const job = await jobStore.get(jobId);
-    if (!job || job.status === 'completed' || job.status === 'failed') return job;
-    if (Date.now() + POLL_MS > deadline || gone()) return job;
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-}
+import { holdForImage } from '../wait-for-job';
 
 function redirect(res: Response, url: string) {
   // Short: a rejected image must stop being served soon.
@@ -77,9 +65,7 @@ export const renderRoutes = (deps: GatewayDeps) =>
 
     let closed = false;
     res.on('close', () => (closed = true));
-    const job = started.job.status === 'completed' ? started.job : await waitForJob(deps.jobStore, started.job.jobId, deps.renderWaitMs, () => closed);
-    if (job?.status === 'completed' && job.imageUrl) return redirect(res, job.imageUrl);
-    if (job?.status === 'failed') throw new AppError('upstream_failed', job.error ?? 'Image generation failed', { jobId: job.jobId });
-    throw new AppError('unavailable', 'The image is still being generated; retry shortly', { jobId: started.job.jobId }, { 'Retry-After': '5' });
+    const job = await holdForImage(deps.jobStore, started.job, deps.renderWaitMs, () => closed);
+    return redirect(res, job.imageUrl);
   });
 
