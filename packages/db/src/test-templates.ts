@@ -71,20 +71,22 @@ async function buildPostgresTemplate(name: string): Promise<void> {
   }
 }
 
-let postgresTemplate: Promise<string> | undefined;
+/** `make` run once per process (again after a failure); later callers share its result. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () =>
+    (result ??= make().catch((error: unknown) => {
+      result = undefined;
+      throw error;
+    }));
+}
 
 /** The name of a PostgreSQL database holding every committed migration, built on first use. */
-export function migratedPostgresTemplate(): Promise<string> {
-  postgresTemplate ??= (async () => {
-    const name = `promptpix_template_${migrationsFingerprint()}`;
-    await buildPostgresTemplate(name);
-    return name;
-  })().catch((error: unknown) => {
-    postgresTemplate = undefined;
-    throw error;
-  });
-  return postgresTemplate;
-}
+export const migratedPostgresTemplate = once(async () => {
+  const name = `promptpix_template_${migrationsFingerprint()}`;
+  await buildPostgresTemplate(name);
+  return name;
+});
 
 /** A fresh PostgreSQL test database with every committed migration applied (a clone of the template). */
 export async function createMigratedTestDatabase() {
@@ -117,20 +119,12 @@ async function buildPGliteTemplate(target: string): Promise<void> {
   }
 }
 
-let pgliteTemplate: Promise<string> | undefined;
-
 /** A closed PGlite data directory holding every committed migration, built on first use. Never open it: copy it. */
-export function migratedPGliteTemplate(): Promise<string> {
-  pgliteTemplate ??= (async () => {
-    const target = join(templatesRoot(), `pglite-${pgliteVersion()}-${migrationsFingerprint()}`);
-    await buildPGliteTemplate(target);
-    return target;
-  })().catch((error: unknown) => {
-    pgliteTemplate = undefined;
-    throw error;
-  });
-  return pgliteTemplate;
-}
+export const migratedPGliteTemplate = once(async () => {
+  const target = join(templatesRoot(), `pglite-${pgliteVersion()}-${migrationsFingerprint()}`);
+  await buildPGliteTemplate(target);
+  return target;
+});
 
 /** Makes `dataDir` (which must not exist yet) a migrated PGlite data directory. */
 export async function copyMigratedPGlite(dataDir: string): Promise<void> {
