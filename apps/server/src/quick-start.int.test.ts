@@ -86,7 +86,11 @@ afterEach(async () => {
     if (child.exitCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 8000))]);
+      // The grace timer is cleared once the child is gone: left pending, it held Jest's worker
+      // open for 8 s after the last test ("A worker process has failed to exit gracefully").
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((r) => (grace = setTimeout(r, 8000)))]);
+      clearTimeout(grace);
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   }

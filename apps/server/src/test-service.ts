@@ -4,7 +4,7 @@
  * its own) and an S3-protocol server (s3rver); `embedded` uses PGlite, in-process queue and job
  * store, and local disk. Logs are captured so tests can read them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -19,7 +19,8 @@ import type { ImageModel } from '@promptpix/core';
 import { createLogger, loadConfig, openInfrastructure, type Config, type Infrastructure } from '@promptpix/runtime';
 import { listen } from '@promptpix/runtime/src/process';
 import type { AnalyticsEvent, Prisma } from '@promptpix/db';
-import { createTestDatabase, startTestS3, TEST_REDIS_URL, testRedisPrefix, type TestS3 } from '@promptpix/testing';
+import { copyMigratedPGlite, createMigratedTestDatabase } from '@promptpix/db/src/test-templates';
+import { startTestS3, TEST_REDIS_URL, testRedisPrefix, type TestS3 } from '@promptpix/testing';
 
 export type Shape = 'embedded' | 'production';
 export const SHAPES: Shape[] = ['embedded', 'production'];
@@ -107,7 +108,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
   if (options.shareWith) {
     Object.assign(baseEnv, options.shareWith.env);
   } else if (shape === 'production') {
-    const db = await createTestDatabase();
+    const db = await createMigratedTestDatabase();
     const s3 = await startTestS3();
     ownS3 = s3;
     cleanups.push(() => db.drop(), () => s3.stop());
@@ -138,7 +139,16 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     },
   });
   const logger = createLogger({ level: config.log.level, format: 'json', service: 'promptpix-test', transports: [new winston.transports.Stream({ stream: capture })] });
-  const infra = await openInfrastructure(config, logger, { migrate: !options.shareWith });
+  // A new service's database is a copy of the migrated template (see test-templates.ts), so there
+  // is nothing left to migrate; an explicit DATA_DIR that already holds a database is migrated as usual.
+  let migrate = !options.shareWith;
+  if (migrate && config.database.kind === 'pglite' && !existsSync(config.database.dataDir)) {
+    await copyMigratedPGlite(config.database.dataDir);
+    migrate = false;
+  } else if (migrate && shape === 'production' && !env.DATABASE_URL) {
+    migrate = false;
+  }
+  const infra = await openInfrastructure(config, logger, { migrate });
   let calls = 0;
   const configured = options.model ? options.model(infra.model) : infra.model;
   infra.model = {

@@ -1,14 +1,17 @@
 /**
  * For tests that run the same case on both databases: a fresh, migrated PostgreSQL database of
- * their own and an in-memory PGlite. Use with `describe.each(bothDatabases)`.
+ * their own and a fresh, migrated PGlite in a temporary directory, both copied from templates (see
+ * test-templates.ts). Use with `describe.each(bothDatabases)`.
  */
-import { createTestDatabase } from '@promptpix/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openDatabase, type Database } from './client';
-import { migrateDatabase } from './migrations/runner';
+import { copyMigratedPGlite, createMigratedTestDatabase } from './test-templates';
 
 export interface OpenedTestDatabase {
   db: Database;
-  /** Closes the database and drops the PostgreSQL one. */
+  /** Closes the database and drops the PostgreSQL one (or deletes the PGlite directory). */
   cleanup(): Promise<void>;
 }
 
@@ -16,8 +19,7 @@ export const bothDatabases: Array<[name: 'postgres' | 'pglite', open: () => Prom
   [
     'postgres',
     async () => {
-      const test = await createTestDatabase();
-      await migrateDatabase({ kind: 'postgres', url: test.url });
+      const test = await createMigratedTestDatabase();
       const db = await openDatabase({ kind: 'postgres', url: test.url });
       return { db, cleanup: async () => { await db.close(); await test.drop(); } };
     },
@@ -25,9 +27,11 @@ export const bothDatabases: Array<[name: 'postgres' | 'pglite', open: () => Prom
   [
     'pglite',
     async () => {
-      const db = await openDatabase({ kind: 'pglite' });
-      await migrateDatabase(db);
-      return { db, cleanup: () => db.close() };
+      const dir = mkdtempSync(join(tmpdir(), 'promptpix-pglite-'));
+      const dataDir = join(dir, 'db');
+      await copyMigratedPGlite(dataDir);
+      const db = await openDatabase({ kind: 'pglite', dataDir });
+      return { db, cleanup: async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); } };
     },
   ],
 ];

@@ -24,13 +24,16 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty PostgreSQL database of our own (`promptpix_test_*`). */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh PostgreSQL database of our own (`promptpix_test_*`): empty, or a copy of `template`
+ * (a file-level copy made by the server, much faster than replaying migrations).
+ */
+export async function createTestDatabase(options: { template?: string } = {}): Promise<TestDatabase> {
   const name = `promptpix_test_${suffix()}`;
   const admin = new Client({ ...TEST_POSTGRES, database: 'postgres' });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.query(`CREATE DATABASE "${name}"${options.template ? ` TEMPLATE "${options.template}"` : ''}`);
   } finally {
     await admin.end();
   }
