@@ -33,7 +33,11 @@ RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=warn
  && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
+# MALLOC_ARENA_MAX: glibc otherwise gives each thread that allocates (libuv's pool running sharp,
+# V8's helpers) an arena of its own that keeps its peak; 2 took the embedded process from about
+# 600 to 370 MB after a workload of 100 generations (docs/performance.md). The start scripts set it too.
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     npm_config_cache=/tmp/.npm \
     npm_config_update_notifier=false
 WORKDIR /app

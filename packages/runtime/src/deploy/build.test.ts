@@ -83,10 +83,12 @@ it('--if-stale rebuilds only when a source the last build read is newer than the
 it('npm start, the start:* scripts, admin and db:migrate run the bundles with plain node, after the stale check', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string> };
   const scripts = pkg.scripts;
-  for (const [script, bundle] of [['start', 'server'], ['start:gateway', 'gateway'], ['start:worker', 'worker'], ['admin', 'admin'], ['db:migrate', 'migrate']]) {
-    expect(scripts[script]).toBe(`node --enable-source-maps dist/${bundle}.js`);
-    expect(scripts[`pre${script}`]).toBe('node scripts/build.mjs --if-stale');
+  // The long-running services cap glibc's malloc arenas (an operator's own value wins).
+  for (const [script, bundle] of [['start', 'server'], ['start:gateway', 'gateway'], ['start:worker', 'worker']]) {
+    expect(scripts[script]).toBe(`MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} node --enable-source-maps dist/${bundle}.js`);
   }
+  for (const [script, bundle] of [['admin', 'admin'], ['db:migrate', 'migrate']]) expect(scripts[script]).toBe(`node --enable-source-maps dist/${bundle}.js`);
+  for (const script of ['start', 'start:gateway', 'start:worker', 'admin', 'db:migrate']) expect(scripts[`pre${script}`]).toBe('node scripts/build.mjs --if-stale');
   expect(scripts.build).toBe('node scripts/build.mjs');
   expect(Object.keys(pkg.dependencies)).not.toContain('tsx');
 });

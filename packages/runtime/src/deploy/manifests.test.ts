@@ -70,7 +70,11 @@ describe('Dockerfiles', () => {
     // node; quick-start.int.test.ts serves the README's flow through the start scripts), with no loader.
     const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
     const cmd = JSON.parse(of('CMD')[0].args) as string[];
-    expect(cmd).toEqual(scripts[r.startScript].split(' '));
+    const [arenas, ...command] = scripts[r.startScript].split(' ');
+    expect(cmd).toEqual(command);
+    // The script's environment prefix is the image's ENV.
+    expect(arenas).toBe('MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}');
+    expect(of('ENV').map((i) => i.args).join(' ')).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
     expect(cmd).toEqual(['node', '--enable-source-maps', expect.stringMatching(/^dist\/\w+\.js$/)]);
     // The bundle is built in the final stage, from the sources it copies, before dropping root.
     const runs = final.instructions.map((i) => `${i.keyword} ${i.args}`);
