@@ -219,9 +219,9 @@ export function toMarkdown(r: Results): string {
       }
       table(['Scenario', 'Generator', 'ok req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'p99 from schedule', 'errors+429', 'CPU µs/req', 'p99 target'], rows);
     }
-    const gm = r.http.gateway.memoryAfterPollMb;
+    const gm = r.http.gateway.memoryAfterPoll;
     line(`Gateway memory: peak RSS sampled during the poll run ${f(r.http.gateway.peakRssUnderPollMb, 0)} MB; VmHWM after the HTTP phase ${f(r.http.gateway.vmHwmAfterPhaseMb, 0)} MB.` +
-      (gm ? ` Its own gauges right after the poll run (MB): ${Object.entries(gm).map(([k, v]) => `${k} ${v}`).join(', ')}.` : ''));
+      (gm ? ` Right after the poll run: ${splitText(gm)}.` : ''));
     const warn = Object.entries(r.http.gateway.warnLines);
     if (warn.length) line(`Gateway log lines at warn/error during the HTTP phase: ${warn.map(([k, v]) => `${v}× "${k}"`).join('; ')}.`);
     line();

@@ -19,6 +19,9 @@ const run = promisify(execFile);
 
 export const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
 
+/** glibc's malloc arenas, as the start scripts and the images cap them (2); BENCH: set MALLOC_ARENA_MAX to compare. */
+export const MALLOC_ENV = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2' };
+
 /** What the start scripts and the images run: `node --enable-source-maps dist/<app>.js`. */
 export const BUNDLE_NODE_ARGS = ['--enable-source-maps'];
 export const bundle = (app: 'gateway' | 'worker' | 'server') => ({ script: `dist/${app}.js`, runner: 'node' as const });
@@ -130,8 +133,7 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
     PUBLIC_BASE_URL: baseUrl,
     // The bench queues thousands of jobs per key on purpose; the per-key cap would turn them into 429s.
     ACTIVE_JOBS_PER_KEY_ENTERPRISE: '1000000',
-    // glibc's per-thread malloc arenas are an RSS lever worth comparing; pass it through when set.
-    ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
+    ...MALLOC_ENV,
     ...extra,
   });
 

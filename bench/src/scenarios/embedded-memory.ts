@@ -13,7 +13,7 @@ import { http, operatorApi, publicApi } from '../api';
 import type { Ctx } from '../context';
 import { memorySplit, splitText, type MemorySplit } from '../memory';
 import { logTail, sampleRss, sleep, startChild, waitFor } from '../proc';
-import { BUNDLE_NODE_ARGS, bundle, freePort } from '../stack';
+import { BUNDLE_NODE_ARGS, bundle, freePort, MALLOC_ENV } from '../stack';
 
 export interface EmbeddedMemoryResult {
   generations: number;
@@ -39,7 +39,16 @@ export async function runEmbeddedMemory(ctx: Ctx): Promise<EmbeddedMemoryResult>
     name: 'embedded-server',
     ...bundle('server'),
     nodeArgs: BUNDLE_NODE_ARGS,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DATA_DIR: join(dir, 'data'), PUBLIC_BASE_URL: base, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(port),
+      DATA_DIR: join(dir, 'data'),
+      PUBLIC_BASE_URL: base,
+      ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: 'warn',
+      ...MALLOC_ENV,
+    },
     logDir: dir,
   });
   try {
