@@ -54,7 +54,7 @@ import {
 } from '@promptpix/db';
 import { createModel } from '@promptpix/models';
 import { createBullGenerationQueue, createInProcessGenerationQueue, createMemoryJobStore, createRedisJobStore } from '@promptpix/queue';
-import { createLocalDiskStorage, createS3Storage } from '@promptpix/storage';
+import { createLocalDiskStorage } from '@promptpix/storage/src/local-disk-storage';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { createMailer } from './mail/mailer';
@@ -107,10 +107,11 @@ export interface InfrastructureOptions {
   now?: () => Date;
 }
 
-export function createStorage(config: Config['storage']): Storage {
-  return config.kind === 'local'
-    ? createLocalDiskStorage({ root: config.root, publicBaseUrl: config.publicBaseUrl })
-    : createS3Storage(config);
+export async function createStorage(config: Config['storage']): Promise<Storage> {
+  if (config.kind === 'local') return createLocalDiskStorage({ root: config.root, publicBaseUrl: config.publicBaseUrl });
+  // Loaded only when used: the AWS SDK is about 20 MB of resident memory a local-disk process never needs.
+  const { createS3Storage } = await import('@promptpix/storage/src/s3-storage');
+  return createS3Storage(config);
 }
 
 async function connectRedis(url: string): Promise<Redis> {
@@ -194,7 +195,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     characters: createCharacterRepository(db.prisma),
     jobStore,
     queue,
-    storage: createStorage(config.storage),
+    storage: await createStorage(config.storage),
     model: createModel(config.model),
     quota: createQuotaService({ store: createQuotaStore(db.prisma, db.sql), monthlyGenerations: config.monthlyGenerations, now }),
     events,
