@@ -241,7 +241,7 @@ export function toMarkdown(r: Results): string {
   if (r.gatewayMemory?.length) {
     line('## Gateway memory under the poll load');
     line();
-    line('The same gateway code, restarted fresh for each runner: the esbuild bundle on plain `node` as shipped (`npm run start:gateway`, the image), with a 1 MB young generation, and the TypeScript through tsx as it ran before the build. Poll load as in the poll scenario. The split is read from the gateway\'s own gauges right after the load: V8 heap, external (Buffers, ArrayBuffers, wasm memories) and native (the rest of RSS: code, native libraries, malloc arenas, stacks).');
+    line('The same gateway code, restarted fresh for each runner: the esbuild bundle on plain `node` as shipped (`npm run start:gateway`, the image), with a 1 MB young generation, with a 128 MB old generation, and the TypeScript through tsx as it ran before the build. Poll load as in the poll scenario. The split is read from the gateway\'s own gauges right after the load: V8 heap, external (Buffers, ArrayBuffers, wasm memories) and native (the rest of RSS: code, native libraries, malloc arenas, stacks).');
     line();
     table(
       ['Runner', 'RSS 3 s after start', 'peak RSS under poll', 'VmHWM', 'after: V8 heap total (used)', 'after: external', 'after: native', 'ok req/s', 'p99 ms', 'CPU µs/req'],
