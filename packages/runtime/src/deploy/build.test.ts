@@ -83,9 +83,10 @@ it('--if-stale rebuilds only when a source the last build read is newer than the
 it('npm start, the start:* scripts, admin and db:migrate run the bundles with plain node, after the stale check', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string> };
   const scripts = pkg.scripts;
-  // The long-running services cap glibc's malloc arenas (an operator's own value wins).
+  // The long-running services cap glibc's malloc arenas (an operator's own value wins); `exec`
+  // replaces npm's shell, so the signals npm forwards reach node itself.
   for (const [script, bundle] of [['start', 'server'], ['start:gateway', 'gateway'], ['start:worker', 'worker']]) {
-    expect(scripts[script]).toBe(`MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} node --enable-source-maps dist/${bundle}.js`);
+    expect(scripts[script]).toBe(`MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} exec node --enable-source-maps dist/${bundle}.js`);
   }
   for (const [script, bundle] of [['admin', 'admin'], ['db:migrate', 'migrate']]) expect(scripts[script]).toBe(`node --enable-source-maps dist/${bundle}.js`);
   for (const script of ['start', 'start:gateway', 'start:worker', 'admin', 'db:migrate']) expect(scripts[`pre${script}`]).toBe('node scripts/build.mjs --if-stale');

@@ -70,7 +70,8 @@ describe('Dockerfiles', () => {
     // node; quick-start.int.test.ts serves the README's flow through the start scripts), with no loader.
     const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
     const cmd = JSON.parse(of('CMD')[0].args) as string[];
-    const [arenas, ...command] = scripts[r.startScript].split(' ');
+    const [arenas, exec, ...command] = scripts[r.startScript].split(' ');
+    expect(exec).toBe('exec');
     expect(cmd).toEqual(command);
     // The script's environment prefix is the image's ENV.
     expect(arenas).toBe('MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}');
