@@ -53,7 +53,9 @@ import {
   type Database,
 } from '@promptpix/db';
 import { createModel } from '@promptpix/models';
-import { createBullGenerationQueue, createInProcessGenerationQueue, createMemoryJobStore, createRedisJobStore } from '@promptpix/queue';
+import { createInProcessGenerationQueue } from '@promptpix/queue/src/in-process-queue';
+import { createMemoryJobStore } from '@promptpix/queue/src/memory-job-store';
+import { createRedisJobStore } from '@promptpix/queue/src/redis-job-store';
 import { createLocalDiskStorage } from '@promptpix/storage/src/local-disk-storage';
 import type { Config } from './config';
 import type { Logger } from './logger';
@@ -136,8 +138,10 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const prefix = config.redis ? `${config.redis.prefix}:` : '';
 
   const jobStore = redis ? createRedisJobStore({ redis, prefix }) : createMemoryJobStore({});
-  const queue = config.redis
-    ? createBullGenerationQueue({
+  // Loaded only with Redis: the embedded process's in-process queue never needs BullMQ.
+  const bull = config.redis ? await import('@promptpix/queue/src/bullmq-queue') : null;
+  const queue = config.redis && bull
+    ? bull.createBullGenerationQueue({
         redisUrl: config.redis.url,
         prefix: config.redis.prefix,
         attempts: config.worker.attempts,
@@ -149,8 +153,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
       })
     : createInProcessGenerationQueue({ attempts: config.worker.attempts, backoffMs: config.worker.backoffMs });
   // Webhook deliveries: the same queue port on a queue of its own; retries up to about a day.
-  const webhookQueue = config.redis
-    ? createBullGenerationQueue({
+  const webhookQueue = config.redis && bull
+    ? bull.createBullGenerationQueue({
         redisUrl: config.redis.url,
         prefix: config.redis.prefix,
         queueName: 'webhooks',
