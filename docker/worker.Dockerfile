@@ -3,10 +3,11 @@
 # promptpix worker: consumes generation jobs (apps/worker). Build from the repository root:
 #   docker build -f docker/worker.Dockerfile -t promptpix/worker:0.1.0 .
 #
-# The service runs its TypeScript with tsx (a production dependency), so there is no compile step:
-# the image holds the sources, the production dependencies and the Prisma client that
-# `npm install` generates offline in its postinstall (scripts/prisma-generate.mjs). sharp's
-# libvips comes from npm; the lock file records linux-x64 builds, so build for linux/amd64.
+# The service runs as JavaScript bundles on plain node: `npm run build` (scripts/build.mjs, esbuild)
+# bundles our code and the Prisma client that `npm install` generates offline
+# (scripts/prisma-generate.mjs) into dist/; third-party packages load from the production
+# node_modules. sharp's libvips comes from npm; the lock file records linux-x64 builds, so build
+# for linux/amd64.
 # Everything from the first FROM to the "role" line is identical in gateway.Dockerfile (tested).
 
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -32,14 +33,22 @@ RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=warn
  && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
+# MALLOC_ARENA_MAX: glibc otherwise gives each thread that allocates (libuv's pool running sharp,
+# V8's helpers) an arena of its own that keeps its peak; 2 took the embedded process from about
+# 600 to 370 MB after a workload of 100 generations (docs/performance.md). The start scripts set it too.
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     npm_config_cache=/tmp/.npm \
     npm_config_update_notifier=false
 WORKDIR /app
 COPY --from=deps /app ./
 COPY . .
+# The bundles (dist/*.js + source maps). The sources stay in the image: the gateway builds the
+# dashboard and the embed script from them on first request, and the migrations are read from
+# prisma/.
+RUN node scripts/build.mjs
 # The base image's `node` user, numeric so Kubernetes' runAsNonRoot can verify it. The code stays
-# owned by root: the service only reads it (tsx caches its transforms under /tmp).
+# owned by root: the service only reads it.
 USER 1000:1000
 
 # ---- role: worker --------------------------------------------------------------------------
@@ -51,4 +60,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # SIGTERM: take no new job, finish the jobs in flight, close, exit 0. Give it longer than the
 # slowest job (compose stop_grace_period, Kubernetes terminationGracePeriodSeconds).
 STOPSIGNAL SIGTERM
-CMD ["node", "--import", "tsx", "apps/worker/src/main.ts"]
+CMD ["node", "--enable-source-maps", "dist/worker.js"]

@@ -6,7 +6,7 @@
  * Everything it creates is removed at the end, also on failure or Ctrl-C.
  *
  * Knobs (environment): BENCH_DURATION_S (10), BENCH_FLOOR_DURATION_S (8), BENCH_WARMUP_S (2),
- * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,pipeline,worker,cost,instant, BENCH_PROFILE=0,
+ * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,embedded,pipeline,worker,cost,instant, BENCH_PROFILE=0,
  * BENCH_REPLAY_S (20).
  */
 import { execFileSync } from 'node:child_process';
@@ -25,8 +25,9 @@ import { runInstantPhase } from './scenarios/instant';
 import { runOverhead, runThroughput, runWorkerMemory } from './scenarios/pipeline';
 import { runProfilePhase } from './scenarios/profile';
 import { runDbPaths } from './scenarios/db-paths';
-import { runGatewayMemory } from './scenarios/gateway-memory';
-import { createStack, type Stack } from './stack';
+import { runEmbeddedMemory } from './scenarios/embedded-memory';
+import { pollTarget, runGatewayMemory } from './scenarios/gateway-memory';
+import { createStack, ensureBuilt, type Stack } from './stack';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 
@@ -128,6 +129,8 @@ async function main() {
     const trace = wants({ config } as Ctx, 'cost') ? costSimulation(results) : [];
     if (results.cost) log(`cost: simulated ${trace.length} requests: ours ${results.cost.comparison.ours.modelCalls} model calls, URL cache ${results.cost.comparison.url.modelCalls} (${(results.cost.comparison.savingVsUrl * 100).toFixed(1)}% fewer)`);
 
+    // The services run as built (dist/), like `npm start` and the images.
+    await ensureBuilt(log);
     stack = await createStack(log);
     results.meta.stack = { database: stack.dbName, redisPrefix: stack.redisPrefix };
     await stack.startGateway();
@@ -142,7 +145,10 @@ async function main() {
       if (wants(ctx, 'profile') && config.profile) results.profile = await runProfilePhase(ctx, targets, RESULTS_DIR, stamp);
       if (wants(ctx, 'db')) results.dbPaths = await runDbPaths(ctx, dbInputs);
       if (wants(ctx, 'memory')) results.gatewayMemory = await runGatewayMemory(ctx, targets.find((t) => t.id === 'poll')!.target);
+    } else if (wants(ctx, 'memory')) {
+      results.gatewayMemory = await runGatewayMemory(ctx, await pollTarget(ctx));
     }
+    if (wants(ctx, 'embedded')) results.embeddedMemory = await runEmbeddedMemory(ctx);
 
     let pipelineAcc: BenchAccount | undefined;
     const ensureWorker = async (concurrency: number, modelLatencyMs: number) => {

@@ -44,13 +44,13 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals) {
 
 export interface StartOptions {
   name: string;
-  /** A TypeScript entry point, relative to the repository root; run as `node --import tsx <script>`. */
+  /** An entry point relative to the repository root: TypeScript run as `node --import tsx <script>`, or a built bundle (runner `node`). */
   script: string;
   env: NodeJS.ProcessEnv;
   logDir: string;
   /** Extra node flags (e.g. --cpu-prof). */
   nodeArgs?: string[];
-  /** `tsx` (default): TypeScript through tsx's loader; `node`: a compiled .js file. */
+  /** `tsx` (default): TypeScript through tsx's loader; `node`: a built .js bundle. */
   runner?: 'tsx' | 'node';
 }
 

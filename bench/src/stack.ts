@@ -18,6 +18,19 @@ import { logTail, ROOT, startChild, waitFor, type Child } from './proc';
 const run = promisify(execFile);
 
 export const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
+
+/** glibc's malloc arenas, as the start scripts and the images cap them (2); BENCH: set MALLOC_ARENA_MAX to compare. */
+export const MALLOC_ENV = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2' };
+
+/** What the start scripts and the images run: `node --enable-source-maps dist/<app>.js`. */
+export const BUNDLE_NODE_ARGS = ['--enable-source-maps'];
+export const bundle = (app: 'gateway' | 'worker' | 'server') => ({ script: `dist/${app}.js`, runner: 'node' as const });
+
+/** Builds dist/ when a source changed since the last build (what `npm start` does first). */
+export async function ensureBuilt(log: (line: string) => void) {
+  const built = await run(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT });
+  if (built.stderr.trim()) log(built.stderr.trim());
+}
 export const REDIS_URL = 'redis://127.0.0.1:6379';
 
 export async function freePort(): Promise<number> {
@@ -52,8 +65,8 @@ export interface Stack {
   redis: Redis;
   gateway: Child | null;
   worker: Child | null;
-  /** `compiled`: run a .js bundle of the gateway with plain node instead of the TypeScript through tsx. */
-  startGateway(options?: { nodeArgs?: string[]; compiled?: string }): Promise<Child>;
+  /** The built bundle on plain node, as `npm run start:gateway` and the image run it; `source`: the TypeScript through tsx instead. */
+  startGateway(options?: { nodeArgs?: string[]; source?: boolean }): Promise<Child>;
   stopGateway(): Promise<void>;
   /**
    * A second gateway on its own port whose PostgreSQL and Redis connections go through the given
@@ -120,8 +133,7 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
     PUBLIC_BASE_URL: baseUrl,
     // The bench queues thousands of jobs per key on purpose; the per-key cap would turn them into 429s.
     ACTIVE_JOBS_PER_KEY_ENTERPRISE: '1000000',
-    // glibc's per-thread malloc arenas are an RSS lever worth comparing; pass it through when set.
-    ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
+    ...MALLOC_ENV,
     ...extra,
   });
 
@@ -171,9 +183,9 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
 
     async startGateway(options = {}) {
       if (stack.gateway?.isRunning()) throw new Error('gateway already running');
-      const child = options.compiled
-        ? startChild({ name: 'gateway-compiled', script: options.compiled, env: env({}), logDir, nodeArgs: options.nodeArgs, runner: 'node' })
-        : startChild({ name: 'gateway', script: 'apps/gateway/src/main.ts', env: env({}), logDir, nodeArgs: options.nodeArgs });
+      const child = options.source
+        ? startChild({ name: 'gateway-tsx', script: 'apps/gateway/src/main.ts', env: env({}), logDir, nodeArgs: options.nodeArgs })
+        : startChild({ name: 'gateway', ...bundle('gateway'), env: env({}), logDir, nodeArgs: [...BUNDLE_NODE_ARGS, ...(options.nodeArgs ?? [])] });
       stack.gateway = child;
       await waitHealthy(child, baseUrl);
       return child;
@@ -184,7 +196,8 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
       const countingUrl = `http://127.0.0.1:${countingPort}`;
       const child = startChild({
         name: 'gateway-counting',
-        script: 'apps/gateway/src/main.ts',
+        ...bundle('gateway'),
+        nodeArgs: BUNDLE_NODE_ARGS,
         env: env({ PORT: String(countingPort), DATABASE_URL: `postgresql://${PG.user}@127.0.0.1:${pgPort}/${dbName}`, REDIS_URL: `redis://127.0.0.1:${redisPort}` }),
         logDir,
       });
@@ -202,7 +215,8 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
       if (stack.worker?.isRunning()) throw new Error('worker already running');
       const child = startChild({
         name: `worker-c${settings.concurrency}-l${settings.modelLatencyMs}`,
-        script: 'apps/worker/src/main.ts',
+        ...bundle('worker'),
+        nodeArgs: BUNDLE_NODE_ARGS,
         env: env({ WORKER_CONCURRENCY: String(settings.concurrency), MODEL_LATENCY_MS: String(settings.modelLatencyMs) }),
         logDir,
       });

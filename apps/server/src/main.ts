@@ -7,6 +7,7 @@ import { createApp } from '@promptpix/gateway/src/app';
 import { buildGatewayDeps } from '@promptpix/gateway/src/build';
 import { startStylePreviews } from '@promptpix/gateway/src/style-previews';
 import { startWorkers } from '@promptpix/worker/src/worker';
+import { releaseSchemaEngine } from '@promptpix/db';
 import { createLogger, ensureAdminToken, loadConfig, openInfrastructure } from '@promptpix/runtime';
 import { listen, runProcess } from '@promptpix/runtime/src/process';
 
@@ -15,6 +16,8 @@ runProcess('server', async () => {
   const logger = createLogger({ ...config.log, service: 'promptpix' });
   const admin = config.adminToken ? { token: config.adminToken, created: false } : ensureAdminToken(config.dataDir);
   const infra = await openInfrastructure(config, logger, { migrate: true });
+  // Migrated once at start-up and never again in this process: let the schema engine go.
+  releaseSchemaEngine();
   const consumer = startWorkers(infra, config, logger);
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
   const server = await listen(createApp(buildGatewayDeps(infra, config, logger, admin.token, () => previews?.current() ?? {})), config.port);

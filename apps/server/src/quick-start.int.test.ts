@@ -2,7 +2,8 @@
  * The README's flow, with real processes: an operator creates and approves an account and a key
  * with the admin CLI, a developer POSTs a generation, polls it, follows the image URL and gets a
  * valid 1024×1024 WebP. Once with `npm start` (embedded), once with gateway and worker as
- * separate processes on PostgreSQL + Redis + an S3-protocol server.
+ * separate processes on PostgreSQL + Redis + an S3-protocol server. Every process is started with
+ * the README's npm command, so it runs the built bundle (dist/) after the stale check.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,10 +14,13 @@ import { latestSignInLink, tokenOfLink } from '@promptpix/gateway/src/dashboard/
 import { freePort, createTestDatabase, startTestS3, TEST_REDIS_URL, testRedisPrefix, type TestDatabase, type TestS3 } from '@promptpix/testing';
 
 const ROOT = resolve(__dirname, '../../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 
-function start(script: string, env: Record<string, string>): ChildProcess & { output: string[] } {
-  const child = spawn(TSX, [script], { cwd: ROOT, env: { ...process.env, ...env, LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcess & { output: string[] };
+type Script = 'start' | 'start:gateway' | 'start:worker';
+const npmRun = (script: Script) => ['run', '--silent', script];
+
+/** `npm run <script>` in a process group of its own, so that stopping it reaches node under npm. */
+function start(script: Script, env: Record<string, string>): ChildProcess & { output: string[] } {
+  const child = spawn('npm', npmRun(script), { cwd: ROOT, env: { ...process.env, ...env, LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true }) as ChildProcess & { output: string[] };
   child.output = [];
   child.stdout!.on('data', (d) => child.output.push(String(d)));
   child.stderr!.on('data', (d) => child.output.push(String(d)));
@@ -38,7 +42,7 @@ async function waitForHealth(baseUrl: string, child: { output: string[]; exitCod
 }
 
 function admin(args: string[], env: Record<string, string>) {
-  const result = spawnSync(TSX, ['apps/admin-cli/src/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  const result = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`admin ${args.join(' ')} failed: ${result.stdout}${result.stderr}`);
   return JSON.parse(result.stdout);
 }
@@ -85,13 +89,13 @@ afterEach(async () => {
   for (const child of children.splice(0)) {
     if (child.exitCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
+      process.kill(-child.pid!, 'SIGTERM');
       // The grace timer is cleared once the child is gone: left pending, it held Jest's worker
       // open for 8 s after the last test ("A worker process has failed to exit gracefully").
       let grace: NodeJS.Timeout | undefined;
       await Promise.race([exited, new Promise((r) => (grace = setTimeout(r, 8000)))]);
       clearTimeout(grace);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
     }
   }
 });
@@ -100,7 +104,7 @@ it('npm start: embedded single process, admin token from DATA_DIR', async () => 
   const dataDir = mkdtempSync(join(tmpdir(), 'promptpix-quick-'));
   try {
     const port = await freePort();
-    const server = start('apps/server/src/main.ts', { PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: '' });
+    const server = start('start', { PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN: '' });
     children.push(server);
     const baseUrl = `http://localhost:${port}`;
     await waitForHealth(baseUrl, server);
@@ -157,8 +161,8 @@ describe('production shape: gateway and worker as separate processes', () => {
       ADMIN_TOKEN: 'split-admin-token-0123456789',
       NODE_ENV: 'production',
     };
-    const gateway = start('apps/gateway/src/main.ts', env);
-    const worker = start('apps/worker/src/main.ts', env);
+    const gateway = start('start:gateway', env);
+    const worker = start('start:worker', env);
     children.push(gateway, worker);
     await waitForHealth(env.PUBLIC_BASE_URL, gateway);
     await developerFlow(env.PUBLIC_BASE_URL, { ADMIN_TOKEN: env.ADMIN_TOKEN, PROMPTPIX_URL: env.PUBLIC_BASE_URL });
@@ -168,13 +172,13 @@ describe('production shape: gateway and worker as separate processes', () => {
   }, 120_000);
 
   it('refuses to start the gateway without DATABASE_URL and REDIS_URL, naming them', () => {
-    const result = spawnSync(TSX, ['apps/gateway/src/main.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', REDIS_URL: '' }, encoding: 'utf8' });
+    const result = spawnSync('npm', npmRun('start:gateway'), { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', REDIS_URL: '' }, encoding: 'utf8' });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('DATABASE_URL, REDIS_URL');
   });
 
   it('refuses a bad variable with a message naming it', () => {
-    const result = spawnSync(TSX, ['apps/server/src/main.ts'], { cwd: ROOT, env: { ...process.env, PORT: 'eighty', DATA_DIR: tmpdir() }, encoding: 'utf8' });
+    const result = spawnSync('npm', npmRun('start'), { cwd: ROOT, env: { ...process.env, PORT: 'eighty', DATA_DIR: tmpdir() }, encoding: 'utf8' });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('PORT');
   });

@@ -15,6 +15,7 @@ import type { Ctx } from '../context';
 import { runAutocannon, runPaced, type LoadTarget } from '../load';
 import { measure, type Measurement } from '../measure';
 import { freePort } from '../stack';
+import { memorySplit, type MemorySplit } from '../memory';
 import { logLevels, logTail, readMemory, sleep, startChild, waitFor, type Child } from '../proc';
 
 export interface FloorPair {
@@ -58,7 +59,7 @@ export interface HttpPhaseResult {
   connections: number;
   scenarios: ScenarioResult[];
   fixedRate: FixedRateResult[];
-  gateway: { peakRssUnderPollMb?: number; vmHwmAfterPhaseMb?: number; warnLines: Record<string, number>; memoryAfterPollMb?: Record<string, number> };
+  gateway: { peakRssUnderPollMb?: number; vmHwmAfterPhaseMb?: number; warnLines: Record<string, number>; memoryAfterPoll?: MemorySplit };
   setup: Record<string, unknown>;
   /** What the db-paths phase reads: the scenarios' own data. */
   dbInputs: DbPathInputs;
@@ -78,23 +79,6 @@ async function sample(target: LoadTarget) {
     text,
     rateLimit: res.headers.has('x-ratelimit-limit') ? { limit: res.headers.get('x-ratelimit-limit'), remaining: res.headers.get('x-ratelimit-remaining') } : undefined,
   };
-}
-
-/** The gateway's own memory gauges from GET /metrics (prom-client default metrics), when it has them. */
-async function memoryFromMetrics(base: string): Promise<Record<string, number> | undefined> {
-  try {
-    const res = await fetch(`${base}/metrics`);
-    if (!res.ok) return undefined;
-    const text = await res.text();
-    const out: Record<string, number> = {};
-    for (const name of ['process_resident_memory_bytes', 'nodejs_heap_size_total_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_external_memory_bytes']) {
-      const value = new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+]+)`, 'm').exec(text)?.[1];
-      if (value) out[name.replace(/_bytes$/, '')] = Math.round(Number(value) / 1024 / 102.4) / 10;
-    }
-    return Object.keys(out).length ? out : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function startFloor(ctx: Ctx, kind: 'express' | 'http'): Promise<{ child: Child; base: string }> {
@@ -212,7 +196,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
   const results: ScenarioResult[] = [];
   const fixedRate: FixedRateResult[] = [];
   let peakRssUnderPollMb: number | undefined;
-  let gatewayMemory: Record<string, number> | undefined;
+  let gatewayMemory: MemorySplit | undefined;
   const probes = () => ({ serverPid: stack.gateway!.pid });
   const cpuRatio = (floor: Measurement, m: Measurement) =>
     floor.serverCpuUsPerReq && m.serverCpuUsPerReq ? round(floor.serverCpuUsPerReq / m.serverCpuUsPerReq, 3) : undefined;
@@ -226,7 +210,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
       const m = await measure(() => runAutocannon(s.target, { connections: c, durationS: s.durationS ?? config.durationS }), probes());
       if (s.id === 'poll') {
         peakRssUnderPollMb = m.peakRssMb;
-        gatewayMemory = await memoryFromMetrics(base);
+        gatewayMemory = await memorySplit(base, stack.gateway!.pid);
       }
       const result: ScenarioResult = {
         id: s.id,
@@ -292,7 +276,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
     connections: c,
     scenarios: results,
     fixedRate,
-    gateway: { peakRssUnderPollMb, vmHwmAfterPhaseMb: readMemory(stack.gateway!.pid)?.hwmMb, warnLines: logLevels(stack.gateway!), memoryAfterPollMb: gatewayMemory },
+    gateway: { peakRssUnderPollMb, vmHwmAfterPhaseMb: readMemory(stack.gateway!.pid)?.hwmMb, warnLines: logLevels(stack.gateway!), memoryAfterPoll: gatewayMemory },
     setup: { pollJob: pollJob.jobId, renderImage: renderJob.imageId, permalinkImages: permImages.length, embedElements: embedPrompts.length },
     dbInputs: {
       permalink: { handle: permAcc.handle, name: 'hero' },

@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { createTestDatabase, TEST_POSTGRES, type TestDatabase } from '@promptpix/testing';
 import { openDatabase, type Database } from './client';
 import { migrateDatabase } from './migrations/runner';
+import { PGLITE_SHARED_BUFFERS } from './pglite';
 
 const terminateAll = 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()';
 
@@ -48,5 +52,19 @@ describe('a PostgreSQL connection closed by the server (restart, failover, an op
     await Promise.all([db.sql.query('SELECT pg_sleep(0.05)', []), db.sql.query('SELECT pg_sleep(0.05)', []), db.prisma.account.count()]);
     await Promise.all([db.close(), terminateConnections()]);
     await new Promise((r) => setTimeout(r, 200));
+  });
+});
+
+describe('the embedded database (PGlite)', () => {
+  it('runs with small shared buffers, so it does not hold 128MB of resident memory from the start', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'promptpix-pglite-'));
+    const database = await openDatabase({ kind: 'pglite', dataDir });
+    try {
+      const [row] = await database.prisma.$queryRawUnsafe<Array<{ shared_buffers: string }>>('SHOW shared_buffers');
+      expect(row.shared_buffers).toBe(PGLITE_SHARED_BUFFERS);
+    } finally {
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,6 +2,7 @@ export { openDatabase } from './client';
 export type { Database, DatabaseConfig, OpenDatabaseOptions } from './client';
 export type { SqlClient } from './sql';
 export { migrateDatabase, migrationStatus } from './migrations/runner';
+export { releaseSchemaEngine } from './migrations/engine';
 export type { MigrateOptions, MigrationStatus } from './migrations/runner';
 export { createMigration, diffMigrations } from './migrations/diff';
 export type { CreatedMigration, DiffOptions } from './migrations/diff';

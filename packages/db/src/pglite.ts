@@ -58,10 +58,19 @@ export function pgliteModules(): PGliteModules {
   return modules;
 }
 
+/**
+ * PostgreSQL's default shared_buffers (128MB) lives inside PGlite's WebAssembly memory and is all
+ * touched at start-up: 128MB of resident memory before the first query. The embedded database is
+ * one process's, small, and read through the OS page cache anyway; 16MB took the embedded
+ * service's RSS from about 370 to about 220 MB at open (measured; docs/performance.md).
+ */
+export const PGLITE_SHARED_BUFFERS = '16MB';
+
 /** A new PGlite instance with pg_trgm available (in memory when dataDir is undefined). */
 export function createPGlite(dataDir?: string): Promise<PGlite> {
   const { PGlite, pg_trgm } = pgliteModules();
-  return PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm } });
+  const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
+  return PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm }, startParams });
 }
 
 /**

@@ -56,8 +56,10 @@ import {
   type Database,
 } from '@promptpix/db';
 import { createModel } from '@promptpix/models';
-import { createBullGenerationQueue, createInProcessGenerationQueue, createMemoryJobStore, createRedisJobStore } from '@promptpix/queue';
-import { createLocalDiskStorage, createS3Storage } from '@promptpix/storage';
+import { createInProcessGenerationQueue } from '@promptpix/queue/src/in-process-queue';
+import { createMemoryJobStore } from '@promptpix/queue/src/memory-job-store';
+import { createRedisJobStore } from '@promptpix/queue/src/redis-job-store';
+import { createLocalDiskStorage } from '@promptpix/storage/src/local-disk-storage';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { createMailer } from './mail/mailer';
@@ -112,10 +114,11 @@ export interface InfrastructureOptions {
   now?: () => Date;
 }
 
-export function createStorage(config: Config['storage']): Storage {
-  return config.kind === 'local'
-    ? createLocalDiskStorage({ root: config.root, publicBaseUrl: config.publicBaseUrl })
-    : createS3Storage(config);
+export async function createStorage(config: Config['storage']): Promise<Storage> {
+  if (config.kind === 'local') return createLocalDiskStorage({ root: config.root, publicBaseUrl: config.publicBaseUrl });
+  // Loaded only when used: the AWS SDK is about 20 MB of resident memory a local-disk process never needs.
+  const { createS3Storage } = await import('@promptpix/storage/src/s3-storage');
+  return createS3Storage(config);
 }
 
 async function connectRedis(url: string): Promise<Redis> {
@@ -140,8 +143,10 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const prefix = config.redis ? `${config.redis.prefix}:` : '';
 
   const jobStore = redis ? createRedisJobStore({ redis, prefix }) : createMemoryJobStore({});
-  const queue = config.redis
-    ? createBullGenerationQueue({
+  // Loaded only with Redis: the embedded process's in-process queue never needs BullMQ.
+  const bull = config.redis ? await import('@promptpix/queue/src/bullmq-queue') : null;
+  const queue = config.redis && bull
+    ? bull.createBullGenerationQueue({
         redisUrl: config.redis.url,
         prefix: config.redis.prefix,
         attempts: config.worker.attempts,
@@ -153,8 +158,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
       })
     : createInProcessGenerationQueue({ attempts: config.worker.attempts, backoffMs: config.worker.backoffMs });
   // Webhook deliveries: the same queue port on a queue of its own; retries up to about a day.
-  const webhookQueue = config.redis
-    ? createBullGenerationQueue({
+  const webhookQueue = config.redis && bull
+    ? bull.createBullGenerationQueue({
         redisUrl: config.redis.url,
         prefix: config.redis.prefix,
         queueName: 'webhooks',
@@ -199,7 +204,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     characters: createCharacterRepository(db.prisma),
     jobStore,
     queue,
-    storage: createStorage(config.storage),
+    storage: await createStorage(config.storage),
     model: createModel(config.model),
     quota: createQuotaService({ store: createQuotaStore(db.prisma, db.sql), monthlyGenerations: config.monthlyGenerations, now }),
     events,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@promptpix/testing';
 import { openDatabase, type Database } from '../client';
+import { releaseSchemaEngine } from './engine';
 import { defaultMigrationsDir, readMigrationList } from './files';
 import { migrateDatabase, migrationStatus } from './runner';
 
@@ -99,6 +100,8 @@ describe('PGlite', () => {
       expect(db.kind).toBe('pglite');
       expect((await migrationStatus(db)).pending).toEqual(committed.map((m) => m.name));
       expect(await migrateDatabase(db)).toEqual({ applied: committed.map((m) => m.name) });
+      // The server lets the engine go after its start-up migration; a later use loads a fresh one.
+      releaseSchemaEngine();
       expect(await migrateDatabase(db)).toEqual({ applied: [] });
       await expectMigrated(db);
       await roundTrip(db);

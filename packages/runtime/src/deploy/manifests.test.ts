@@ -42,12 +42,12 @@ function dockerStages(text: string): Array<{ from: string; name?: string; instru
 }
 
 const ROLES = {
-  gateway: { dockerfile: 'docker/gateway.Dockerfile', image: 'promptpix/gateway', main: 'apps/gateway/src/main.ts', port: 3000, portVar: 'PORT' },
-  worker: { dockerfile: 'docker/worker.Dockerfile', image: 'promptpix/worker', main: 'apps/worker/src/main.ts', port: 9464, portVar: 'METRICS_PORT' },
+  gateway: { dockerfile: 'docker/gateway.Dockerfile', image: 'promptpix/gateway', startScript: 'start:gateway', port: 3000, portVar: 'PORT' },
+  worker: { dockerfile: 'docker/worker.Dockerfile', image: 'promptpix/worker', startScript: 'start:worker', port: 9464, portVar: 'METRICS_PORT' },
 } as const;
 
 describe('Dockerfiles', () => {
-  it.each(Object.entries(ROLES))('%s: node:20-bookworm-slim, production dependencies only, a non-root USER, a HEALTHCHECK on /api/health', (_role, r) => {
+  it.each(Object.entries(ROLES))('%s: node:20-bookworm-slim, production dependencies only, the built bundle on plain node, a non-root USER, a HEALTHCHECK on /api/health', (_role, r) => {
     const text = read(r.dockerfile);
     expect(text).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
     const stages = dockerStages(text);
@@ -66,14 +66,30 @@ describe('Dockerfiles', () => {
     expect(healthcheck[0].args).toContain('/api/health');
     expect(healthcheck[0].args).toContain(`process.env.${r.portVar} || ${r.port}`);
     expect(of('EXPOSE').map((i) => i.args)).toEqual([String(r.port)]);
-    expect(JSON.parse(of('CMD')[0].args)).toEqual(['node', '--import', 'tsx', r.main]);
+    // The image runs what `npm run <startScript>` runs (build.test.ts runs those bundles on plain
+    // node; quick-start.int.test.ts serves the README's flow through the start scripts), with no loader.
+    const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
+    const cmd = JSON.parse(of('CMD')[0].args) as string[];
+    const [arenas, exec, ...command] = scripts[r.startScript].split(' ');
+    expect(exec).toBe('exec');
+    expect(cmd).toEqual(command);
+    // The script's environment prefix is the image's ENV.
+    expect(arenas).toBe('MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}');
+    expect(of('ENV').map((i) => i.args).join(' ')).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
+    expect(cmd).toEqual(['node', '--enable-source-maps', expect.stringMatching(/^dist\/\w+\.js$/)]);
+    // The bundle is built in the final stage, from the sources it copies, before dropping root.
+    const runs = final.instructions.map((i) => `${i.keyword} ${i.args}`);
+    const buildAt = runs.indexOf(`RUN ${scripts.build}`);
+    expect(buildAt).toBeGreaterThan(runs.findLastIndex((i) => i.startsWith('COPY ')));
+    expect(buildAt).toBeLessThan(runs.findIndex((i) => i.startsWith('USER ')));
 
     const install = stages.flatMap((s) => s.instructions).filter((i) => i.keyword === 'RUN' && i.args.includes('npm install'));
     expect(install).toHaveLength(1);
     expect(install[0].args).toContain('--omit=dev');
     // The project's postinstall must still run when scripts are off, as far as the service needs it:
-    // prisma generate. Its other step builds the SDK for callers; no service code imports the SDK.
-    expect(JSON.parse(read('package.json')).scripts.postinstall.split(' && ')).toEqual(['node scripts/prisma-generate.mjs', 'npm run --silent build:sdk']);
+    // prisma generate (and the bundle build, which the final stage runs). Its other step builds the
+    // SDK for callers; no service code imports the SDK.
+    expect(JSON.parse(read('package.json')).scripts.postinstall.split(' && ')).toEqual(['node scripts/prisma-generate.mjs', 'npm run --silent build:sdk', 'npm run --silent build']);
     if (install[0].args.includes('--ignore-scripts')) expect(install[0].args).toContain('node scripts/prisma-generate.mjs');
     const serviceSources = ['apps', 'packages']
       .flatMap((top) => readdirSync(join(ROOT, top)).filter((name) => !(top === 'packages' && name === 'sdk')).map((name) => join(top, name, 'src')))
@@ -82,8 +98,8 @@ describe('Dockerfiles', () => {
       .filter((file) => /\.tsx?$/.test(file) && !/\.test\.ts$/.test(file));
     expect(serviceSources.length).toBeGreaterThan(100);
     expect(serviceSources.filter((file) => read(file).includes('@promptpix/sdk'))).toEqual([]);
-    // tsx runs the service, so it must be a production dependency.
-    expect(Object.keys(JSON.parse(read('package.json')).dependencies)).toContain('tsx');
+    // No run-time transpiler: tsx is a development tool (tests, bench) and stays out of the image.
+    expect(Object.keys(JSON.parse(read('package.json')).dependencies)).not.toContain('tsx');
   });
 
   it('share every stage but the role-specific tail', () => {
@@ -94,7 +110,7 @@ describe('Dockerfiles', () => {
 
   it('.dockerignore keeps dependencies, local state and tests out of the build context', () => {
     const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
-    for (const entry of ['.git', '**/node_modules', 'data', 'packages/db/src/generated', '**/*.test.ts']) expect(ignored).toContain(entry);
+    for (const entry of ['.git', '**/node_modules', 'data', 'dist', 'packages/db/src/generated', '**/*.test.ts']) expect(ignored).toContain(entry);
   });
 });
 

@@ -1,0 +1,95 @@
+/**
+ * `npm run build` (scripts/build.mjs): one bundle per app that plain `node` runs, our packages
+ * inside it, third-party packages loaded from node_modules, and the stale check `npm start` runs
+ * first. Built into a temporary folder inside the checkout (bundles find their packages in the
+ * repository's node_modules, as dist/ does), the way the Docker images build dist/.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../../../..');
+const BUNDLES = ['server', 'gateway', 'worker', 'admin', 'migrate'];
+
+let outParent: string;
+let out: string;
+let work: string;
+const build = (...args: string[]) => spawnSync(process.execPath, ['scripts/build.mjs', '--outdir', out, ...args], { cwd: ROOT, encoding: 'utf8' });
+/** Plain node, no loader: what the start scripts and the images run. */
+const runBundle = (name: string, args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, ['--enable-source-maps', join(out, `${name}.js`), ...args], { cwd: work, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, encoding: 'utf8', timeout: 90_000 });
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'promptpix-build-'));
+  mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true });
+  outParent = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'promptpix-build-'));
+  out = join(outParent, 'dist');
+  const built = build();
+  expect(built.status).toBe(0);
+  expect(built.stderr).toMatch(/built .*dist\/ from \d+ files/);
+}, 60_000);
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+  rmSync(outParent, { recursive: true, force: true });
+});
+
+it('writes one bundle and its source map per app; our packages are inside, third-party packages are required', () => {
+  for (const name of BUNDLES) {
+    const code = readFileSync(join(out, `${name}.js`), 'utf8');
+    expect(code).toMatch(/\/\/# sourceMappingURL=.*\.js\.map\s*$/);
+    expect(JSON.parse(readFileSync(join(out, `${name}.js.map`), 'utf8')).sources.some((s: string) => s.endsWith('.ts'))).toBe(true);
+    expect(code).not.toMatch(/require\("@promptpix\//);
+    expect(code).not.toMatch(/require\("tsx/);
+  }
+  const gateway = readFileSync(join(out, 'gateway.js'), 'utf8');
+  for (const pkg of ['express', 'sharp', 'pg', 'bullmq', '@prisma/client/runtime/client']) expect(gateway).toContain(`require("${pkg}")`);
+  // The generated Prisma client is our code (packages/db/src/generated): bundled, not required.
+  expect(gateway).not.toMatch(/require\("[^"]*generated/);
+});
+
+it('runs on plain node: the admin CLI answers, and migrate applies the migrations to a fresh PGlite database', () => {
+  const help = runBundle('admin', ['--help']);
+  expect(help.status).toBe(0);
+  expect(help.stdout).toContain('Usage: npm run --silent admin');
+
+  // Finds prisma/migrations from the bundle, loads PGlite's and the schema engine's wasm from node_modules.
+  const migrated = runBundle('migrate', [], { DATA_DIR: join(work, 'data') });
+  expect(migrated.stderr).toBe('');
+  expect(migrated.status).toBe(0);
+  const applied = JSON.parse(migrated.stdout.trim()).applied as string[];
+  expect(applied.length).toBeGreaterThan(0);
+  expect(existsSync(join(work, 'data', 'db', 'PG_VERSION'))).toBe(true);
+}, 120_000);
+
+it('--if-stale rebuilds only when a source the last build read is newer than the build', () => {
+  expect(build('--if-stale')).toMatchObject({ status: 0, stderr: '' });
+
+  const stampPath = join(out, 'build-inputs.json');
+  const stamp = JSON.parse(readFileSync(stampPath, 'utf8'));
+  expect(stamp.inputs).toEqual(expect.arrayContaining(['apps/gateway/src/main.ts', 'packages/core/src/index.ts', 'scripts/build.mjs']));
+  // Every input is now newer than this record says the build was.
+  writeFileSync(stampPath, JSON.stringify({ ...stamp, builtAtMs: 0 }));
+  const rebuilt = build('--if-stale');
+  expect(rebuilt.status).toBe(0);
+  expect(rebuilt.stderr).toMatch(/rebuilt .*dist\/ \(.+ changed\)/);
+  expect(JSON.parse(readFileSync(stampPath, 'utf8')).builtAtMs).toBeGreaterThan(0);
+
+  rmSync(join(out, 'worker.js'));
+  expect(build('--if-stale').stderr).toMatch(/rebuilt .*\(worker\.js missing\)/);
+  expect(existsSync(join(out, 'worker.js'))).toBe(true);
+});
+
+it('npm start, the start:* scripts, admin and db:migrate run the bundles with plain node, after the stale check', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string> };
+  const scripts = pkg.scripts;
+  // The long-running services cap glibc's malloc arenas (an operator's own value wins); `exec`
+  // replaces npm's shell, so the signals npm forwards reach node itself.
+  for (const [script, bundle] of [['start', 'server'], ['start:gateway', 'gateway'], ['start:worker', 'worker']]) {
+    expect(scripts[script]).toBe(`MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} exec node --enable-source-maps dist/${bundle}.js`);
+  }
+  for (const [script, bundle] of [['admin', 'admin'], ['db:migrate', 'migrate']]) expect(scripts[script]).toBe(`node --enable-source-maps dist/${bundle}.js`);
+  for (const script of ['start', 'start:gateway', 'start:worker', 'admin', 'db:migrate']) expect(scripts[`pre${script}`]).toBe('node scripts/build.mjs --if-stale');
+  expect(scripts.build).toBe('node scripts/build.mjs');
+  expect(Object.keys(pkg.dependencies)).not.toContain('tsx');
+});
