@@ -64,9 +64,6 @@ describe('the documentation', () => {
     expect(without).toEqual([]);
   });
 
-  /** Pages other engineers write on their own branches (issue 21 names them); the map links them already. */
-  const WRITTEN_ELSEWHERE = new Set(['docs/operating/building.md']);
-
   it('links only to files that exist, so every entry of the map is one click away', () => {
     const broken = documentationFiles(ROOT).flatMap((file) => {
       const text = readFileSync(join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
@@ -74,7 +71,7 @@ describe('the documentation', () => {
       return targets
         .filter((target) => !/^(https?:|mailto:|#)/.test(target))
         .map((target) => join(dirname(file), target.split('#')[0]))
-        .filter((target) => !existsSync(join(ROOT, target)) && !WRITTEN_ELSEWHERE.has(target))
+        .filter((target) => !existsSync(join(ROOT, target)))
         .map((target) => `${file} → ${target}`);
     });
     expect(broken).toEqual([]);
