@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AppError, accountStatusError, checkOrigin, hashApiKey, keyKindOf, type Caller, type KeyKind, type PlanName } from '@promptpix/core';
 import { ErrorMessages } from '@promptpix/contracts';
 import type { ApiKeyRepository, ApiKeyWithAccount } from '@promptpix/db';
+import { BODY_LIMITS, jsonBody } from './body';
 
 export interface AuthContext {
   keyId: string;
@@ -36,8 +37,11 @@ export type KeyCredentials = Pick<ApiKeyRepository, 'findActiveByHash'> & { reco
 
 /**
  * Spec, Authentication 1–8: key present and known, account approved, key kind allowed,
- * origin on the key's domain list; then the CORS answer for the actual response.
+ * origin on the key's domain list; then the CORS answer for the actual response. Only then is the
+ * body read (up to 1 MiB).
  */
+const readApiBody = jsonBody(BODY_LIMITS.api);
+
 export const authenticate = (apiKeys: KeyCredentials, options: AuthOptions): RequestHandler => async (req, res, next) => {
   // Until we know the key, any origin may read the error (no credentials are involved).
   res.setHeader('Access-Control-Allow-Origin', '*');
@@ -63,5 +67,5 @@ export const authenticate = (apiKeys: KeyCredentials, options: AuthOptions): Req
   }
   res.locals.auth = { keyId: row.id, kind: row.kind, account: row.account, domains: row.domains } satisfies AuthContext;
   apiKeys.recordUse?.(row.id);
-  next();
+  readApiBody(req, res, next);
 };
