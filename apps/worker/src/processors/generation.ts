@@ -117,7 +117,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
   /**
    * A job cancelled after its image was saved (the cancel landed between the last check and
    * "completed", or a crashed run saved it): the record goes, with its permalink entries, so the
-   * refunded job is not served from the cache. The content-addressed file stays; files are shared.
+   * cancelled job is not served from the cache. The content-addressed file stays; files are shared.
    */
   async function discardImageOf(job: JobRecord, imageId: string): Promise<void> {
     if (!(await d.images.deleteUnfinished(imageId, job.jobId))) return;
@@ -164,7 +164,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     }
     const encoded = await encodeImage(input, request);
     await d.storage.put(encoded.key, encoded.data, encoded.contentType);
-    // Cancelled while the image was being made: no record, so a refunded job leaves nothing in the cache.
+    // Cancelled while the image was being made: no record, so a cancelled job leaves nothing in the cache.
     if (signal.aborted || (await d.jobStore.get(jobId))?.status !== 'processing') return;
     await d.images.save({
       id: imageId,
@@ -191,7 +191,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       await d.invalidation.publish({ kind: 'permalinks', accountId: job.accountId });
     }
     const completedAt = d.now();
-    // Only a job still processing completes: a cancel that won the race keeps it cancelled (and refunded).
+    // Only a job still processing completes: a cancel that won the race keeps it cancelled.
     const completed = await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString(), seed }, { ifStatus: ['processing'] });
     if (!completed) {
       await discardImageOf(job, imageId);
