@@ -3,6 +3,7 @@ import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import { infrastructureReadiness, instrumentGenerations } from '@promptpix/runtime/src/metrics';
 import type { GatewayDeps } from './deps';
 import { createLastUsedRecorder } from './http/key-last-used';
+import { createOpenStreams } from './http/open-streams';
 
 export const SERVICE_NAME = 'promptpix';
 
@@ -44,8 +45,10 @@ export function buildGatewayDeps(
   });
   const keyCache = createKeyCache({ lookup: (hash) => infra.apiKeys.findActiveByHash(hash) });
   const permalinkCache = createPermalinkCache({ load: (handle, name) => infra.permalinks.findForServing(handle, name) });
+  const openStreams = createOpenStreams(config.jobStreams);
   infra.invalidation.subscribe((message) => {
     keyCache.invalidate(message);
+    openStreams.invalidate(message);
     permalinkCache.invalidate(message);
     memo.invalidate(message);
   });
@@ -87,6 +90,8 @@ export function buildGatewayDeps(
     activeJobsPerKey: config.activeJobsPerKey,
     webhookPrivateAddressesAllowed: config.webhooks.allowPrivateAddresses,
     publishableIpRateLimit: config.publishableIpRateLimit,
+    maxKeysPerAccount: config.maxKeysPerAccount,
+    openStreams,
     trustProxy: config.trustProxy,
     dashboardSessions: infra.dashboardSessions,
     signInLinks: infra.signInLinks,

@@ -89,6 +89,9 @@ const envSchema = z.object({
   ACTIVE_JOBS_PER_KEY_BUSINESS: int(DEFAULT_ACTIVE_JOBS_PER_KEY.business, 1),
   ACTIVE_JOBS_PER_KEY_ENTERPRISE: int(DEFAULT_ACTIVE_JOBS_PER_KEY.enterprise, 1),
   PUBLISHABLE_IP_RATE_LIMIT: int(0, 0, 100_000),
+  MAX_KEYS_PER_ACCOUNT: int(20, 1, 10_000),
+  JOB_STREAMS_PER_KEY: int(20, 1, 100_000),
+  JOB_STREAMS_PER_ACCOUNT: int(100, 1, 1_000_000),
   SAFETY_FILTER: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
   SAFETY_EXTRA_TERMS: optionalString,
   SAFETY_KIDS_TERMS: optionalString,
@@ -127,6 +130,10 @@ export interface Config {
   activeJobsPerKey: Record<PlanName, number>;
   /** Requests a minute one client IP may make with one publishable key (0: no such limit). */
   publishableIpRateLimit: number;
+  /** Live (unrevoked) API keys one account may hold, secret and publishable together. */
+  maxKeysPerAccount: number;
+  /** Job event streams one gateway holds open at once per key and per account. */
+  jobStreams: { perKey: number; perAccount: number };
   /** The prompt safety filter; null when SAFETY_FILTER=off. */
   safety: { extraTerms: string[]; extraKidsTerms: string[] } | null;
   /** Express's `trust proxy` setting, so client IPs are read from X-Forwarded-For behind a proxy. */
@@ -257,6 +264,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       enterprise: e.ACTIVE_JOBS_PER_KEY_ENTERPRISE,
     },
     publishableIpRateLimit: e.PUBLISHABLE_IP_RATE_LIMIT,
+    maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT,
+    jobStreams: { perKey: e.JOB_STREAMS_PER_KEY, perAccount: e.JOB_STREAMS_PER_ACCOUNT },
     safety: e.SAFETY_FILTER === 'on' ? { extraTerms: parseTermList(e.SAFETY_EXTRA_TERMS), extraKidsTerms: parseTermList(e.SAFETY_KIDS_TERMS) } : null,
     trustProxy: e.TRUST_PROXY,
     dashboard: {
