@@ -36,6 +36,26 @@ function statusBeforeBody(baseUrl: string, path: string, headers: Record<string,
   });
 }
 
+interface Stream {
+  status: number;
+  /** Resolves when the server ends the stream. */
+  ended: Promise<void>;
+  close(): void;
+}
+
+/** Opens GET /api/v1/job/:jobId/events and resolves once the server has answered its headers. */
+function openStream(baseUrl: string, key: string, jobId: string): Promise<Stream> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(new URL(`/api/v1/job/${jobId}/events`, baseUrl), { headers: { Authorization: `Bearer ${key}`, Accept: 'text/event-stream' } });
+    req.on('response', (res) => {
+      const ended = new Promise<void>((done) => res.on('end', done).on('close', done));
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, ended, close: () => req.destroy() });
+    });
+    req.on('error', reject);
+  });
+}
+
 /** A JSON document of `bytes` that gzips to a few kB. */
 const gzippedJson = (bytes: number) => gzipSync(JSON.stringify({ name: 'x', pad: ' '.repeat(bytes) }));
 
@@ -44,7 +64,8 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
   let account: TestAccount;
 
   beforeAll(async () => {
-    service = await startTestService(shape, {}, { worker: false });
+    // No worker: accepted jobs stay queued, so their event streams stay open.
+    service = await startTestService(shape, { MAX_KEYS_PER_ACCOUNT: '4', JOB_STREAMS_PER_KEY: '2', JOB_STREAMS_PER_ACCOUNT: '3' }, { worker: false });
     account = await service.createAccount({ plan: 'free' });
   });
   afterAll(() => service.stop());
@@ -192,6 +213,44 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
       expect(valid.status).toBe(202);
       const stored = await service.storedEvents({ accountId: otherId, eventType: 'click' });
       expect(stored.map((e) => e.metadata)).toEqual([{ note: 'fine' }]);
+    });
+  });
+
+  describe('key and stream floods', () => {
+    it('an account holds at most MAX_KEYS_PER_ACCOUNT live keys: one more is a 409, by the operator API or the dashboard; a revoke frees a place', async () => {
+      const holder = await service.createAccount();
+      const key = (n: number) => service.admin('POST', `/admin/api/v1/accounts/${holder.handle}/keys`, { kind: 'publishable', name: `k${n}`, domains: [] });
+      expect([(await key(3)).status, (await key(4)).status]).toEqual([201, 201]);
+      const over = await key(5);
+      expect(over.status).toBe(409);
+      expect(over.body.error).toMatch(/at most 4 live keys/);
+      const dashboard = await dashboardSessionFor(service, holder.handle);
+      expect((await dashboard.post('/dashboard/api/keys', { kind: 'publishable', name: 'k6', domains: [] })).status).toBe(409);
+      expect((await service.admin('DELETE', `/admin/api/v1/keys/${holder.publishableKeyId}`)).status).toBe(204);
+      expect((await key(7)).status).toBe(201);
+    });
+
+    it('streams are capped per key and per account (429), and end when the key is revoked or the account suspended', async () => {
+      const owner = await service.createAccount();
+      const job = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${owner.secretKey}`).send({ prompt: 'a job that waits' });
+      expect(job.status).toBe(202);
+      const open = (key: string) => openStream(service.baseUrl, key, job.body.jobId);
+      const [first, second] = [await open(owner.publishableKey), await open(owner.publishableKey)];
+      expect([first.status, second.status]).toEqual([200, 200]);
+      const third = await open(owner.publishableKey);
+      expect(third.status).toBe(429);
+      // The account's cap counts every key.
+      const viaSecret = await open(owner.secretKey);
+      expect(viaSecret.status).toBe(200);
+      expect((await open(owner.secretKey)).status).toBe(429);
+
+      expect((await service.admin('DELETE', `/admin/api/v1/keys/${owner.publishableKeyId}`)).status).toBe(204);
+      await Promise.all([first.ended, second.ended]);
+      expect((await open(owner.publishableKey)).status).toBe(401);
+
+      expect((await service.admin('PATCH', `/admin/api/v1/accounts/${owner.handle}`, { status: 'suspended' })).status).toBe(200);
+      await viaSecret.ended;
+      expect((await open(owner.secretKey)).status).toBe(403);
     });
   });
 });
