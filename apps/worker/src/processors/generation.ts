@@ -1,5 +1,7 @@
 import { randomInt } from 'node:crypto';
 import {
+  accountStatusError,
+  isShutOut,
   normalizePrompt,
   PermanentJobError,
   uuidFromName,
@@ -22,7 +24,7 @@ import {
   type Storage,
 } from '@promptpix/core';
 import { generationJobPayloadSchema } from '@promptpix/contracts';
-import type { ImageRepository, PermalinkRepository } from '@promptpix/db';
+import type { AccountRepository, ImageRepository, PermalinkRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 import { encodeImage, PermanentModelError } from '@promptpix/models';
 import type { CharacterForScene } from './character-references';
@@ -42,8 +44,9 @@ export interface GenerationProcessorDeps {
   invalidation: InvalidationBus;
   /** Queues the webhooks of a job that finished (README, "Webhooks"). */
   webhooks: Pick<WebhookNotifier, 'jobFinished'>;
-  /** Cancels a job whose Cancel-After deadline passed. */
+  /** Cancels a job whose Cancel-After deadline passed, or whose account was shut out while it waited. */
   cancellation: JobCancellation;
+  accounts: Pick<AccountRepository, 'findById'>;
   /** The character step (references for the scene, preparing a family reference on first use). */
   characterFor(characterId: string, sceneStyle: string | undefined, seed: number): Promise<CharacterForScene>;
   logger: Logger;
@@ -93,6 +96,12 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     const msLeft = job.cancelAt ? Date.parse(job.cancelAt) - d.now().getTime() : Infinity;
     if (msLeft <= 0) {
       await d.cancellation.cancel(jobId, null);
+      return;
+    }
+    // Suspended or banned since the job was accepted: not run; refunded while still queued.
+    const account = job.status === 'queued' ? await d.accounts.findById(job.accountId) : null;
+    if (account && isShutOut(account.status)) {
+      await d.cancellation.cancel(jobId, null, accountStatusError(account.status)!.message);
       return;
     }
     const controller = new AbortController();

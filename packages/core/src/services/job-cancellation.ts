@@ -45,13 +45,14 @@ export function parseCancelAfter(header: string | undefined, now: Date): { cance
  * finished stays as it is. Cancelling twice is harmless.
  */
 export const createJobCancellation = (d: JobCancellationDeps) => ({
-  async cancel(jobId: string, accountId: string | null): Promise<CancelOutcome> {
+  /** `reason` is the job's `error` (default "cancelled"; the worker passes the account's status when it is shut out). */
+  async cancel(jobId: string, accountId: string | null, reason: string = CANCELLED): Promise<CancelOutcome> {
     const job = await d.jobStore.get(jobId);
     if (!job || (accountId !== null && job.accountId !== accountId)) return { kind: 'not_found' };
     if (isCancelled(job)) return { kind: 'cancelled', job };
     if (job.status === 'completed' || job.status === 'failed') return { kind: 'finished', job };
 
-    const cancelled = { status: 'failed' as const, error: CANCELLED, completedAt: d.now().toISOString() };
+    const cancelled = { status: 'failed' as const, error: reason, completedAt: d.now().toISOString() };
     const refunded = { ...cancelled, ...(job.quotaCharged ? { quotaCharged: false } : {}) };
     // The one step that decides: of a DELETE, a deadline, the worker completing and the worker's
     // final failure, only one moves the job out of queued/processing. Still queued: refunded.
