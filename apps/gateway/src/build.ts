@@ -91,6 +91,7 @@ export function buildGatewayDeps(
     webhookPrivateAddressesAllowed: config.webhooks.allowPrivateAddresses,
     publishableIpRateLimit: config.publishableIpRateLimit,
     maxKeysPerAccount: config.maxKeysPerAccount,
+    maxCharactersPerAccount: config.maxCharactersPerAccount,
     openStreams,
     trustProxy: config.trustProxy,
     dashboardSessions: infra.dashboardSessions,

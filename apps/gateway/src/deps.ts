@@ -59,6 +59,8 @@ export interface GatewayDeps {
   publishableIpRateLimit: number;
   /** MAX_KEYS_PER_ACCOUNT: live keys an account may hold; one more is a 409. */
   maxKeysPerAccount: number;
+  /** MAX_CHARACTERS_PER_ACCOUNT: characters an account may hold; one more is a 409. */
+  maxCharactersPerAccount: number;
   /** Job event streams open on this gateway: capped per key and account, ended on revoke or account change. */
   openStreams: OpenStreams;
   /** Screens prompts before any generation or match (README, "Safety"); null when switched off. */

@@ -90,6 +90,7 @@ const envSchema = z.object({
   ACTIVE_JOBS_PER_KEY_ENTERPRISE: int(DEFAULT_ACTIVE_JOBS_PER_KEY.enterprise, 1),
   PUBLISHABLE_IP_RATE_LIMIT: int(0, 0, 100_000),
   MAX_KEYS_PER_ACCOUNT: int(20, 1, 10_000),
+  MAX_CHARACTERS_PER_ACCOUNT: int(50, 1, 100_000),
   JOB_STREAMS_PER_KEY: int(20, 1, 100_000),
   JOB_STREAMS_PER_ACCOUNT: int(100, 1, 1_000_000),
   SAFETY_FILTER: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
@@ -132,6 +133,8 @@ export interface Config {
   publishableIpRateLimit: number;
   /** Live (unrevoked) API keys one account may hold, secret and publishable together. */
   maxKeysPerAccount: number;
+  /** Characters (each up to 10 reference photos) one account may hold. */
+  maxCharactersPerAccount: number;
   /** Job event streams one gateway holds open at once per key and per account. */
   jobStreams: { perKey: number; perAccount: number };
   /** The prompt safety filter; null when SAFETY_FILTER=off. */
@@ -265,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     publishableIpRateLimit: e.PUBLISHABLE_IP_RATE_LIMIT,
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT,
+    maxCharactersPerAccount: e.MAX_CHARACTERS_PER_ACCOUNT,
     jobStreams: { perKey: e.JOB_STREAMS_PER_KEY, perAccount: e.JOB_STREAMS_PER_ACCOUNT },
     safety: e.SAFETY_FILTER === 'on' ? { extraTerms: parseTermList(e.SAFETY_EXTRA_TERMS), extraKidsTerms: parseTermList(e.SAFETY_KIDS_TERMS) } : null,
     trustProxy: e.TRUST_PROXY,

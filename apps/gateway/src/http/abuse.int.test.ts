@@ -65,7 +65,7 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
 
   beforeAll(async () => {
     // No worker: accepted jobs stay queued, so their event streams stay open.
-    service = await startTestService(shape, { MAX_KEYS_PER_ACCOUNT: '4', JOB_STREAMS_PER_KEY: '2', JOB_STREAMS_PER_ACCOUNT: '3' }, { worker: false });
+    service = await startTestService(shape, { MAX_KEYS_PER_ACCOUNT: '4', MAX_CHARACTERS_PER_ACCOUNT: '2', JOB_STREAMS_PER_KEY: '2', JOB_STREAMS_PER_ACCOUNT: '3' }, { worker: false });
     account = await service.createAccount({ plan: 'free' });
   });
   afterAll(() => service.stop());
@@ -228,6 +228,17 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
       expect((await dashboard.post('/dashboard/api/keys', { kind: 'publishable', name: 'k6', domains: [] })).status).toBe(409);
       expect((await service.admin('DELETE', `/admin/api/v1/keys/${holder.publishableKeyId}`)).status).toBe(204);
       expect((await key(7)).status).toBe(201);
+    });
+
+    it('an account holds at most MAX_CHARACTERS_PER_ACCOUNT characters: one more is a 409 before any photo is decoded', async () => {
+      const holder = await service.createAccount();
+      const character = (n: number) => service.admin('POST', `/admin/api/v1/accounts/${holder.handle}/characters`, { name: `c${n}`, specSheet: 'a tall lighthouse keeper' });
+      expect([(await character(1)).status, (await character(2)).status]).toEqual([201, 201]);
+      const dashboard = await dashboardSessionFor(service, holder.handle);
+      const over = await dashboard.post('/dashboard/api/characters', { name: 'c3', images: ['not even an image'] });
+      expect(over.status).toBe(409);
+      expect(over.body.error).toMatch(/at most 2 characters/);
+      expect((await character(4)).status).toBe(409);
     });
 
     it('streams are capped per key and per account (429), and end when the key is revoked or the account suspended', async () => {
