@@ -35,13 +35,13 @@ export interface AuthOptions {
 /** Key lookups for authentication, and (optionally) where to note that a key was used (`lastUsedAt`, fire-and-forget). */
 export type KeyCredentials = Pick<ApiKeyRepository, 'findActiveByHash'> & { recordUse?: (keyId: string) => void };
 
+const readApiBody = jsonBody(BODY_LIMITS.api);
+
 /**
  * Spec, Authentication 1–8: key present and known, account approved, key kind allowed,
  * origin on the key's domain list; then the CORS answer for the actual response. Only then is the
  * body read (up to 1 MiB).
  */
-const readApiBody = jsonBody(BODY_LIMITS.api);
-
 export const authenticate = (apiKeys: KeyCredentials, options: AuthOptions): RequestHandler => async (req, res, next) => {
   // Until we know the key, any origin may read the error (no credentials are involved).
   res.setHeader('Access-Control-Allow-Origin', '*');
