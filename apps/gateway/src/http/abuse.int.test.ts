@@ -4,6 +4,7 @@
  * among another account's events. Both shapes: the stores differ in what they refuse.
  */
 import http from 'node:http';
+import fc from 'fast-check';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { ErrorMessages } from '@promptpix/contracts';
@@ -214,6 +215,29 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
       const stored = await service.storedEvents({ accountId: otherId, eventType: 'click' });
       expect(stored.map((e) => e.metadata)).toEqual([{ note: 'fine' }]);
     });
+  });
+
+  it('random metadata, any UTF-16 code unit in keys and values: each event is a 400 or stored, never dropped', async () => {
+    const sender = await service.createAccount({ plan: 'enterprise' });
+    const senderId = (await service.infra.accounts.findByHandle(sender.handle))!.id;
+    // Any code units: NUL, lone surrogates, pairs in either order.
+    const anyText = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 12 }).map((units) => String.fromCharCode(...units));
+    const metadata = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, anyText, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(anyText, tie('value'), { maxKeys: 3 })),
+      root: fc.dictionary(anyText, tie('value'), { maxKeys: 4 }),
+    })).root;
+    let accepted = 0;
+    await fc.assert(
+      fc.asyncProperty(metadata, async (m) => {
+        const res = await request(service.baseUrl).post('/api/v1/analytics/events').set('Authorization', `Bearer ${sender.publishableKey}`).set('Content-Type', 'application/json').send(JSON.stringify({ events: [{ eventType: 'heart', metadata: m }] }));
+        expect([202, 400]).toContain(res.status);
+        if (res.status === 202) accepted++;
+      }),
+      { numRuns: 60 },
+    );
+    const stored = await service.storedEvents({ accountId: senderId, eventType: 'heart' }, accepted);
+    expect(stored).toHaveLength(accepted);
+    expect(service.logs.some((line) => line.includes('analytics events dropped'))).toBe(false);
   });
 
   describe('key and stream floods', () => {
