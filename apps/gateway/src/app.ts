@@ -3,6 +3,7 @@ import { trustProxySetting } from './http/trust-proxy';
 import type { GatewayDeps } from './deps';
 import { adminRoutes } from './admin/routes';
 import { dashboardRoutes } from './dashboard/routes';
+import { refuseEncodedBodies } from './http/middleware/body';
 import { corsPreflight } from './http/middleware/cors-preflight';
 import { errorHandler, notFound } from './http/middleware/error-handler';
 import { httpMetrics } from './http/middleware/http-metrics';
@@ -30,21 +31,6 @@ import { readyRoutes } from './http/routes/ready';
 import { renderRoutes } from './http/routes/render';
 import { styleRoutes } from './http/routes/styles';
 
-export const JSON_BODY_LIMIT = '1mb';
-
-/** GET and HEAD carry no body in this API; keep the body parser off them. */
-const withBodyOnly =
-  (parser: express.RequestHandler): express.RequestHandler =>
-  (req, res, next) =>
-    req.method === 'GET' || req.method === 'HEAD' ? next() : parser(req, res, next);
-
-/** The OpenAI-compatible surface reads its bodies itself, after authentication (routes/openai-images.ts). */
-const exceptOpenAi =
-  (parser: express.RequestHandler): express.RequestHandler =>
-  (req, res, next) =>
-    // Case-insensitive, as Express matches routes.
-    /^\/v1\//i.test(req.path) ? next() : parser(req, res, next);
-
 /** The gateway's HTTP app. No listen(): main.ts and supertest both use it. */
 export function createApp(deps: GatewayDeps): express.Express {
   const app = express();
@@ -63,12 +49,8 @@ export function createApp(deps: GatewayDeps): express.Express {
     next();
   });
   app.options('/api/v1/*splat', corsPreflight());
-  // strict: false lets a JSON primitive through to validation ("Invalid request"); only unparsable text is "Invalid JSON".
-  // Operators upload character reference images as base64 JSON.
-  app.use('/admin/api/v1', withBodyOnly(express.json({ limit: '100mb', strict: false })));
-  // So do dashboard users: up to 10 photos as data: URLs.
-  app.use('/dashboard/api/characters', withBodyOnly(express.json({ limit: '60mb' })));
-  app.use(withBodyOnly(exceptOpenAi(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }))));
+  // No body parser here: each door reads the body after checking its caller (http/middleware/body.ts).
+  app.use(refuseEncodedBodies());
 
   // The hot paths first: every router ahead of the one that answers costs a pass through it.
   app.use(jobRoutes(deps));

@@ -4,6 +4,7 @@ import { infrastructureReadiness, instrumentGenerations } from '@promptpix/runti
 import type { GatewayDeps } from './deps';
 import { createLastUsedRecorder } from './http/key-last-used';
 import { createBudgetHitRecorder } from './http/budget-hits';
+import { createOpenStreams } from './http/open-streams';
 
 export const SERVICE_NAME = 'promptpix';
 
@@ -47,8 +48,10 @@ export function buildGatewayDeps(
   const onBudgetExceeded = createBudgetHitRecorder(infra, logger);
   const keyCache = createKeyCache({ lookup: (hash) => infra.apiKeys.findActiveByHash(hash) });
   const permalinkCache = createPermalinkCache({ load: (handle, name) => infra.permalinks.findForServing(handle, name) });
+  const openStreams = createOpenStreams(config.jobStreams);
   infra.invalidation.subscribe((message) => {
     keyCache.invalidate(message);
+    openStreams.invalidate(message);
     permalinkCache.invalidate(message);
     memo.invalidate(message);
   });
@@ -92,6 +95,9 @@ export function buildGatewayDeps(
     publishableIpRateLimit: config.publishableIpRateLimit,
     publishableBudget: config.publishableBudget,
     budget: infra.budget,
+    maxKeysPerAccount: config.maxKeysPerAccount,
+    maxCharactersPerAccount: config.maxCharactersPerAccount,
+    openStreams,
     trustProxy: config.trustProxy,
     dashboardSessions: infra.dashboardSessions,
     signInLinks: infra.signInLinks,

@@ -3,6 +3,7 @@ import type { CacheKey, CachedImage, EmbedResolver, EventRecorder, InvalidationB
 import type { AccountRepository, ApiKeyRepository, CharacterRepository, DashboardSessionRepository, SignInLinkRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository, WebhookRepository } from '@promptpix/db';
 import type { Config, Logger } from '@promptpix/runtime';
 import type { Metrics, ReadinessReport } from '@promptpix/runtime/src/metrics';
+import type { OpenStreams } from './http/open-streams';
 
 /** Everything the gateway talks to; built by a composition root (main.ts, the embedded server, tests). */
 export interface GatewayDeps {
@@ -60,6 +61,12 @@ export interface GatewayDeps {
   publishableBudget: PublishableBudget;
   /** The budget counters (the owner's view reads the per-key daily ones). */
   budget: BudgetCounter;
+  /** MAX_KEYS_PER_ACCOUNT: live keys an account may hold; one more is a 409. */
+  maxKeysPerAccount: number;
+  /** MAX_CHARACTERS_PER_ACCOUNT: characters an account may hold; one more is a 409. */
+  maxCharactersPerAccount: number;
+  /** Job event streams open on this gateway: capped per key and account, ended on revoke or account change. */
+  openStreams: OpenStreams;
   /** Screens prompts before any generation or match (README, "Safety"); null when switched off. */
   promptSafety: PromptSafety | null;
   /** Signed-in dashboard browsers (apps/gateway/src/dashboard). */

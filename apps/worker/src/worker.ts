@@ -17,6 +17,7 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
   const generation = createGenerationProcessor({
     characterFor: (id, style, seed) => characters.forScene(id, style, seed),
     jobStore: infra.jobStore,
+    accounts: infra.accounts,
     model,
     storage: infra.storage,
     images: infra.images,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ageBuckets, imageFormats, negativePromptSchema, seedSchema } from './generate';
-import { hasNul, text } from './text';
+import { text, unstorableJson } from './text';
 
 const embedDimension = z
   .number({ error: 'Expected an integer' })
@@ -54,7 +54,10 @@ export const analyticsBodySchema = z.object({
         metadata: z
           .record(z.string(), z.unknown(), { error: 'Expected an object' })
           .refine((m) => JSON.stringify(m).length <= 4096, { error: 'At most 4 KB of metadata' })
-          .refine((m) => !hasNul(m), { error: 'Must not contain NUL characters' })
+          .superRefine((m, ctx) => {
+            const issue = unstorableJson(m);
+            if (issue) ctx.addIssue({ code: 'custom', message: issue });
+          })
           .optional(),
       }),
       { error: 'Expected an array of events' },

@@ -17,5 +17,6 @@ export const ErrorMessages = {
   notFound: 'Not found',
   internal: 'Internal server error',
   payloadTooLarge: 'Request body too large',
+  unsupportedEncoding: 'Content-Encoding not supported: send the body uncompressed',
   serviceUnavailable: 'Service unavailable',
 } as const;

@@ -16,3 +16,9 @@ export function accountStatusError(status: AccountStatusName): AppError | null {
       return new AppError('forbidden', ErrorMessages.banned);
   }
 }
+
+/**
+ * A suspended or banned account is shut out everywhere, not only at its keys: its permalinks stop
+ * serving (404) and its queued jobs are not run (failed, refunded).
+ */
+export const isShutOut = (status: AccountStatusName): boolean => status === 'suspended' || status === 'banned';

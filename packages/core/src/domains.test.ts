@@ -5,7 +5,8 @@ describe('checkOrigin', () => {
     // domains, origin, verdict
     [[], undefined, 'no-origin'],
     [['example.com'], undefined, 'no-origin'],
-    [['example.com'], 'null', 'no-origin'],
+    [['example.com'], 'null', 'blocked'],
+    [[], 'null', 'any'],
     [[], 'https://anything.io', 'any'],
     [['example.com'], 'https://example.com', 'allowed'],
     [['example.com'], 'https://example.com:8443', 'allowed'],

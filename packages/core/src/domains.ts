@@ -1,6 +1,7 @@
 /**
  * Domain lists on keys (spec, Authentication 7): empty list = any domain; `*.example.com`
- * covers example.com and every subdomain; localhost always passes; no origin passes.
+ * covers example.com and every subdomain; localhost always passes; no origin passes; the opaque
+ * origin `null` is foreign to a list.
  */
 
 /** Host name of an Origin or Referer header value, lowercased; null when it has none. */
@@ -39,7 +40,9 @@ export type OriginVerdict = 'no-origin' | 'any' | 'allowed' | 'blocked';
 
 /** Decides a request's origin (host from Origin, or Referer for the image proxy) against a domain list. */
 export function checkOrigin(domains: readonly string[], originHeader: string | undefined | null): OriginVerdict {
-  if (!originHeader || originHeader === 'null') return 'no-origin';
+  // Only a request with no Origin at all (server to server) passes a list; an opaque origin
+  // ("null": sandboxed iframes, file: pages) could be any site, so it is a foreign one.
+  if (!originHeader) return 'no-origin';
   if (domains.length === 0) return 'any';
   const host = hostOf(originHeader);
   if (host === null) return 'blocked';

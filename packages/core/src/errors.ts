@@ -9,6 +9,7 @@ export type ErrorKind =
   | 'quota_exceeded'
   | 'rate_limited'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'unavailable'
   | 'upstream_failed'
   | 'internal';

@@ -36,3 +36,4 @@ export * from './dashboard/sign-in-links';
 export * from './publishable-budget';
 export * from './prompt-signature';
 export * from './image-takes';
+export * from './safety/model-texts';

@@ -1,4 +1,4 @@
-import { cacheKeyOf, cacheKeyString, decideFromCache, flightKeyOf, type CachedImage } from './render-cache';
+import { MAX_DERIVED_PER_IMAGE, cacheKeyOf, cacheKeyString, decideFromCache, flightKeyOf, type CachedImage } from './render-cache';
 
 let n = 0;
 const image = (o: Partial<CachedImage>): CachedImage => ({
@@ -34,6 +34,16 @@ describe('decideFromCache', () => {
     expect(decision.kind).toBe(kind);
     if (decision.kind === 'exact') expect(decision.image.id).toBe(id);
     if (decision.kind === 'derive') expect(decision.source.id).toBe(id);
+  });
+
+  it(`derives at most ${MAX_DERIVED_PER_IMAGE} sizes from one original; the next new size is a miss (a charged generation)`, () => {
+    const source = image({});
+    const variants = Array.from({ length: MAX_DERIVED_PER_IMAGE }, (_, i) => image({ width: 300 + i, sourceImageId: source.id }));
+    expect(decideFromCache([source, ...variants.slice(1)], { ...wanted, width: 999 })).toEqual({ kind: 'derive', source });
+    expect(decideFromCache([source, ...variants], { ...wanted, width: 999 })).toEqual({ kind: 'miss' });
+    // Stored sizes and the original's own size are still served.
+    expect(decideFromCache([source, ...variants], { ...wanted, width: 305 })).toEqual({ kind: 'exact', image: variants[5] });
+    expect(decideFromCache([...variants, source], wanted)).toEqual({ kind: 'exact', image: source });
   });
 
   it('prefers the newest original', () => {

@@ -73,8 +73,17 @@ export type CacheDecision<T extends CachedImage> =
   | { kind: 'miss' };
 
 /**
+ * Sizes/formats derived free (and stored) from one original. A derivation costs the caller nothing
+ * but costs the service an encode and a stored file, so a stranger asking for every width from
+ * 256 to 2048 gets this many; a further new size is a fresh generation, charged like any other.
+ */
+export const MAX_DERIVED_PER_IMAGE = 24;
+
+/**
  * Given the images stored under one cache key, decide: serve one as is, derive the wanted
- * size/format from an original, or generate. Rejected images are out of the cache. Newest wins.
+ * size/format from an original (while it has fewer than MAX_DERIVED_PER_IMAGE), or generate.
+ * Rejected images are out of the cache. Newest wins. The store returns originals first, so an
+ * original is always seen however many variants it has.
  */
 export function decideFromCache<T extends CachedImage>(candidates: readonly T[], wanted: Variant): CacheDecision<T> {
   const live = candidates.filter((c) => !c.rejected).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
@@ -85,5 +94,7 @@ export function decideFromCache<T extends CachedImage>(candidates: readonly T[],
     (c) => c.width === wanted.width && c.height === wanted.height && c.format === wanted.format && (c.sourceImageId === null || liveOriginalIds.has(c.sourceImageId)),
   );
   if (exact) return { kind: 'exact', image: exact };
-  return { kind: 'derive', source: originals[0] };
+  const source = originals[0];
+  const derived = live.filter((c) => c.sourceImageId === source.id).length;
+  return derived < MAX_DERIVED_PER_IMAGE ? { kind: 'derive', source } : { kind: 'miss' };
 }

@@ -93,6 +93,10 @@ const envSchema = z.object({
   PUBLISHABLE_BUDGET_CLIENT_DAY: int(DEFAULT_PUBLISHABLE_BUDGET.clientPerDay, 0, MAX_BUDGET),
   PUBLISHABLE_BUDGET_KEY_HOUR: int(DEFAULT_PUBLISHABLE_BUDGET.keyPerHour, 0, MAX_BUDGET),
   PUBLISHABLE_BUDGET_KEY_DAY: int(DEFAULT_PUBLISHABLE_BUDGET.keyPerDay, 0, MAX_BUDGET),
+  MAX_KEYS_PER_ACCOUNT: int(20, 1, 10_000),
+  MAX_CHARACTERS_PER_ACCOUNT: int(50, 1, 100_000),
+  JOB_STREAMS_PER_KEY: int(20, 1, 100_000),
+  JOB_STREAMS_PER_ACCOUNT: int(100, 1, 1_000_000),
   SAFETY_FILTER: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
   SAFETY_EXTRA_TERMS: optionalString,
   SAFETY_KIDS_TERMS: optionalString,
@@ -133,6 +137,12 @@ export interface Config {
   publishableIpRateLimit: number;
   /** Fresh generations a publishable key may start per client address and per key, per hour and per day, unless the key sets its own. */
   publishableBudget: PublishableBudget;
+  /** Live (unrevoked) API keys one account may hold, secret and publishable together. */
+  maxKeysPerAccount: number;
+  /** Characters (each up to 10 reference photos) one account may hold. */
+  maxCharactersPerAccount: number;
+  /** Job event streams one gateway holds open at once per key and per account. */
+  jobStreams: { perKey: number; perAccount: number };
   /** The prompt safety filter; null when SAFETY_FILTER=off. */
   safety: { extraTerms: string[]; extraKidsTerms: string[] } | null;
   /** Express's `trust proxy` setting, so client IPs are read from X-Forwarded-For behind a proxy. */
@@ -269,6 +279,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keyPerHour: e.PUBLISHABLE_BUDGET_KEY_HOUR,
       keyPerDay: e.PUBLISHABLE_BUDGET_KEY_DAY,
     },
+    maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT,
+    maxCharactersPerAccount: e.MAX_CHARACTERS_PER_ACCOUNT,
+    jobStreams: { perKey: e.JOB_STREAMS_PER_KEY, perAccount: e.JOB_STREAMS_PER_ACCOUNT },
     safety: e.SAFETY_FILTER === 'on' ? { extraTerms: parseTermList(e.SAFETY_EXTRA_TERMS), extraKidsTerms: parseTermList(e.SAFETY_KIDS_TERMS) } : null,
     trustProxy: e.TRUST_PROXY,
     dashboard: {

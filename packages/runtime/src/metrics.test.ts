@@ -125,6 +125,16 @@ describe('readiness', () => {
     await expect(check()).resolves.toEqual({ ready: true, checks: { database: 'ok', storage: 'ok' } });
   });
 
+  it('callers that arrive while a check runs share it', async () => {
+    let calls = 0;
+    const check = readinessCheck({ database: async () => void calls++ });
+    const reports = await Promise.all(Array.from({ length: 50 }, () => check()));
+    expect(calls).toBe(1);
+    expect(new Set(reports.map((r) => r.ready))).toEqual(new Set([true]));
+    await check();
+    expect(calls).toBe(2);
+  });
+
   it('names the failing and the hanging check, within the timeout', async () => {
     const failures: string[] = [];
     const check = readinessCheck(

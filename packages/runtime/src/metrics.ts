@@ -225,10 +225,20 @@ export interface ReadinessOptions {
   onFailure?: (check: string, error: unknown) => void;
 }
 
-/** Runs every check in parallel, each bounded by a timeout. */
+/**
+ * Runs every check in parallel, each bounded by a timeout. /api/ready answers anyone, so callers
+ * that arrive while a check is running share it: a flood costs one check at a time.
+ */
 export function readinessCheck(checks: Record<string, () => Promise<unknown>>, options: ReadinessOptions = {}): () => Promise<ReadinessReport> {
   const timeoutMs = options.timeoutMs ?? 2000;
-  return async () => {
+  let running: Promise<ReadinessReport> | null = null;
+  const shared = () => {
+    running ??= run().finally(() => {
+      running = null;
+    });
+    return running;
+  };
+  const run = async (): Promise<ReadinessReport> => {
     const results = await Promise.all(
       Object.entries(checks).map(async ([name, check]): Promise<[string, string]> => {
         try {
@@ -242,6 +252,7 @@ export function readinessCheck(checks: Record<string, () => Promise<unknown>>, o
     );
     return { ready: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results) };
   };
+  return shared;
 }
 
 /** The dependencies a process cannot serve without: the database, Redis (when used) and storage. */

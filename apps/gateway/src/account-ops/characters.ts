@@ -1,11 +1,19 @@
+import { AppError } from '@promptpix/core';
 import type { CharacterInput } from '@promptpix/db';
 import type { GatewayDeps } from '../deps';
 import { storeReferenceImages } from '../admin/character-images';
 
-type Deps = Pick<GatewayDeps, 'characters' | 'storage'>;
+type Deps = Pick<GatewayDeps, 'characters' | 'storage' | 'maxCharactersPerAccount'>;
 
-/** Creates a character from reference images (validated and stored first) or a spec sheet. */
+/**
+ * Creates a character from reference images (validated and stored first) or a spec sheet. Photos
+ * are bounded per request (10 images of 8 MB, read only after auth) and per account: at most
+ * MAX_CHARACTERS_PER_ACCOUNT characters (409), checked before any image is decoded or stored.
+ */
 export async function createAccountCharacter(deps: Deps, accountId: string, { images, ...input }: CharacterInput & { images?: string[] }) {
+  if ((await deps.characters.countForAccount(accountId)) >= deps.maxCharactersPerAccount) {
+    throw new AppError('conflict', `An account may hold at most ${deps.maxCharactersPerAccount} characters: delete one first`);
+  }
   const keys = images ? await storeReferenceImages(deps.storage, images) : [];
   return deps.characters.create(accountId, input, keys);
 }

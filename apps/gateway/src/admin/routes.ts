@@ -1,8 +1,9 @@
 import { Router } from 'express';
-import { AppError, fieldError, isUuid, maySignIn } from '@promptpix/core';
+import { AppError, assertBaseStyleAllowed, fieldError, isUuid, maySignIn, type PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
 import { adminAuth } from './admin-auth';
+import { BODY_LIMITS, jsonBody } from '../http/middleware/body';
 import { seedLibrary } from './library-seed';
 import { streamEvents } from './analytics-export';
 import { analyticsExportQuerySchema, createAccountSchema, createCharacterSchema, createKeySchema, createPermalinkSchema, createStyleSchema, patchAccountSchema, patchCharacterSchema, patchKeyLimitsSchema } from './schemas';
@@ -31,7 +32,7 @@ const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === 'P2
 /** Operator API under /admin/api/v1 (DECISIONS, "Accounts, keys, operator surface"). */
 export function adminRoutes(deps: GatewayDeps) {
   const router = Router();
-  router.use('/admin/api/v1', adminAuth(deps.adminToken));
+  router.use('/admin/api/v1', adminAuth(deps.adminToken), jsonBody(BODY_LIMITS.admin));
 
   /**
    * The approval e-mail with a sign-in link (dashboard/auth/mail.ts). A mail failure does not fail
@@ -132,6 +133,7 @@ export function adminRoutes(deps: GatewayDeps) {
   router.post('/admin/api/v1/accounts/:handle/styles', async (req, res) => {
     const input = parseOrThrow(createStyleSchema, req.body);
     const account = await accountByHandle(req.params.handle);
+    assertBaseStyleAllowed(account.plan as PlanName, input.baseStyle);
     const style = await deps.styles.create(account.id, input);
     res.status(201).json({
       id: style.id,

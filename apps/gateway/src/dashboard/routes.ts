@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { BODY_LIMITS, jsonBody } from '../http/middleware/body';
 import type { GatewayDeps } from '../deps';
 import { dashboardApiRoutes } from './api/routes';
 import { signInRoutes } from './auth/routes';
@@ -13,8 +14,12 @@ import { dashboardPageRoutes } from './web/page-routes';
 export function dashboardRoutes(deps: GatewayDeps) {
   const router = Router();
   router.use('/dashboard/api', loadSession(deps));
+  router.use('/dashboard/api/sign-in', jsonBody(BODY_LIMITS.public));
   router.use(signInRoutes(deps));
   router.use('/dashboard/api', requireSession(), requireCsrf(deps.publicBaseUrl), requireApproved(), dashboardRateLimit(deps));
+  // Signed in, allowed and within the rate limit: only now is a body read.
+  router.use('/dashboard/api/characters', jsonBody(BODY_LIMITS.characterPhotos));
+  router.use('/dashboard/api', jsonBody(BODY_LIMITS.api));
   router.use(dashboardApiRoutes(deps));
   router.use(dashboardPageRoutes(deps));
   return router;

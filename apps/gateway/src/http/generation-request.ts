@@ -1,7 +1,7 @@
 import type { GenerationRequest } from '@promptpix/contracts';
 import { fieldError, type PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../deps';
-import { assertPromptAllowed } from './prompt-safety';
+import { assertModelTextsAllowed, assertPromptAllowed } from './prompt-safety';
 
 /** What a caller asks a generation for, before its style is resolved. */
 export type GenerationFields = Omit<GenerationRequest, 'renderStyle' | 'promptTemplate'>;
@@ -9,7 +9,7 @@ export type GenerationFields = Omit<GenerationRequest, 'renderStyle' | 'promptTe
 /**
  * The checks every generation passes before it starts, in order: the prompt screen (a 400 naming
  * `prompt`), the character is the account's (400 naming `character`), the style is known and
- * allowed on the plan (400 / 403). Returns the request the job stores. Shared by the public
+ * allowed on the plan (400 / 403), and the style's template passes the same screen. Returns the request the job stores. Shared by the public
  * generate and the dashboard's regenerate.
  */
 export async function checkedGenerationRequest(
@@ -20,6 +20,7 @@ export async function checkedGenerationRequest(
   assertPromptAllowed(deps.promptSafety, fields.prompt, fields.ageBucket);
   if (fields.character && !(await deps.characters.exists(account.id, fields.character))) throw fieldError('character', 'Unknown character');
   const style = await deps.styleResolver.resolve(account, fields.style);
+  assertModelTextsAllowed(deps.promptSafety, { prompt: fields.prompt, promptTemplate: style.promptTemplate, ageBucket: fields.ageBucket });
   return {
     prompt: fields.prompt,
     ...style,

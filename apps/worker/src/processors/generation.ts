@@ -1,5 +1,7 @@
 import { randomInt } from 'node:crypto';
 import {
+  accountStatusError,
+  isShutOut,
   normalizePrompt,
   PermanentJobError,
   uuidFromName,
@@ -22,7 +24,7 @@ import {
   type Storage,
 } from '@promptpix/core';
 import { generationJobPayloadSchema } from '@promptpix/contracts';
-import type { ImageRepository, PermalinkRepository } from '@promptpix/db';
+import type { AccountRepository, ImageRepository, PermalinkRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 import { encodeImage, PermanentModelError } from '@promptpix/models';
 import type { CharacterForScene } from './character-references';
@@ -42,8 +44,9 @@ export interface GenerationProcessorDeps {
   invalidation: InvalidationBus;
   /** Queues the webhooks of a job that finished (README, "Webhooks"). */
   webhooks: Pick<WebhookNotifier, 'jobFinished'>;
-  /** Cancels a job whose Cancel-After deadline passed. */
+  /** Cancels a job whose Cancel-After deadline passed, or whose account was shut out while it waited. */
   cancellation: JobCancellation;
+  accounts: Pick<AccountRepository, 'findById'>;
   /** The character step (references for the scene, preparing a family reference on first use). */
   characterFor(characterId: string, sceneStyle: string | undefined, seed: number): Promise<CharacterForScene>;
   logger: Logger;
@@ -95,6 +98,12 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       await d.cancellation.cancel(jobId, null);
       return;
     }
+    // Suspended or banned since the job was accepted: not run; refunded while still queued.
+    const account = job.status === 'queued' ? await d.accounts.findById(job.accountId) : null;
+    if (account && isShutOut(account.status)) {
+      await d.cancellation.cancel(jobId, null, accountStatusError(account.status)!.message);
+      return;
+    }
     const controller = new AbortController();
     running.set(jobId, controller);
     // The deadline cancels through the same path as DELETE, which then aborts this run.
@@ -117,7 +126,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
   /**
    * A job cancelled after its image was saved (the cancel landed between the last check and
    * "completed", or a crashed run saved it): the record goes, with its permalink entries, so the
-   * refunded job is not served from the cache. The content-addressed file stays; files are shared.
+   * cancelled job is not served from the cache. The content-addressed file stays; files are shared.
    */
   async function discardImageOf(job: JobRecord, imageId: string): Promise<void> {
     if (!(await d.images.deleteUnfinished(imageId, job.jobId))) return;
@@ -164,7 +173,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     }
     const encoded = await encodeImage(input, request);
     await d.storage.put(encoded.key, encoded.data, encoded.contentType);
-    // Cancelled while the image was being made: no record, so a refunded job leaves nothing in the cache.
+    // Cancelled while the image was being made: no record, so a cancelled job leaves nothing in the cache.
     if (signal.aborted || (await d.jobStore.get(jobId))?.status !== 'processing') return;
     await d.images.save({
       id: imageId,
@@ -191,7 +200,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       await d.invalidation.publish({ kind: 'permalinks', accountId: job.accountId });
     }
     const completedAt = d.now();
-    // Only a job still processing completes: a cancel that won the race keeps it cancelled (and refunded).
+    // Only a job still processing completes: a cancel that won the race keeps it cancelled.
     const completed = await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString(), seed }, { ifStatus: ['processing'] });
     if (!completed) {
       await discardImageOf(job, imageId);

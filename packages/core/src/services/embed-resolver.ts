@@ -3,6 +3,7 @@ import { AppError } from '../errors';
 import { choosePermalinkImage, type PermalinkCandidate } from '../permalinks';
 import type { Storage } from '../ports/storage';
 import type { PromptSafety } from '../safety/prompt-safety';
+import { blockedModelText } from '../safety/model-texts';
 import { cacheKeyOf, decideFromCache, type CacheKey, type CachedImage } from '../render-cache';
 import { cacheStyleOf } from '../styles/presets';
 import { promptSignatureValid } from '../prompt-signature';
@@ -84,6 +85,8 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => {
         if (verdict && !verdict.allowed) return { id, status: 'failed', error: `prompt: ${verdict.reason}` };
         if (element.character && !(await d.characterExists(account.id, element.character))) return { id, status: 'failed', error: 'character: Unknown character' };
         const style = await d.resolveStyle(account, element.style);
+        const blocked = blockedModelText(d.promptSafety ?? null, { prompt: element.prompt!, promptTemplate: style.promptTemplate, ageBucket: element.age });
+        if (blocked) return { id, status: 'failed', error: `${blocked.field}: ${blocked.reason}` };
         if (element.mode === 'instant') {
           const match = await d.instant.match(account.id, { prompt: element.prompt!, style: element.style, ageBucket: element.age, tags: element.tags });
           if (!match) return { id, status: 'failed', error: 'No library image is close enough' };

@@ -29,6 +29,33 @@ describe('event recorder', () => {
     expect(onDropped).toHaveBeenCalledWith(2, 'store write failed', expect.any(Error));
   });
 
+  it('a batch the store refuses is split: only the bad rows are dropped, counted and reported once', async () => {
+    const onDropped = jest.fn();
+    const written: RecordedEvent[] = [];
+    const refusesBad = async (b: RecordedEvent[]) => {
+      if (b.some((e) => e.metadata?.bad)) throw new Error('unsupported Unicode escape sequence');
+      written.push(...b);
+    };
+    const recorder = createEventRecorder({ write: refusesBad, onDropped, batchSize: 100, flushIntervalMs: 10_000 });
+    for (let i = 0; i < 40; i++) recorder.record(i === 7 || i === 30 ? { ...event(i), metadata: { n: i, bad: true } } : event(i));
+    await recorder.flush();
+    expect(written.map((e) => e.metadata?.n).sort((a, b) => Number(a) - Number(b))).toEqual([...Array(40).keys()].filter((n) => n !== 7 && n !== 30));
+    expect(onDropped).toHaveBeenCalledTimes(1);
+    expect(onDropped).toHaveBeenCalledWith(2, 'store write failed', expect.any(Error));
+  });
+
+  it('a store that is down costs a bounded number of writes per batch', async () => {
+    const onDropped = jest.fn();
+    const write = jest.fn(async () => {
+      throw new Error('db down');
+    });
+    const recorder = createEventRecorder({ write, onDropped, batchSize: 500, flushIntervalMs: 10_000, maxWritesPerBatch: 16 });
+    for (let i = 0; i < 500; i++) recorder.record(event(i));
+    await recorder.flush();
+    expect(write.mock.calls.length).toBeLessThanOrEqual(16);
+    expect(onDropped).toHaveBeenCalledWith(500, 'store write failed', expect.any(Error));
+  });
+
   it('bounds memory: events beyond maxBuffered are dropped', async () => {
     const onDropped = jest.fn();
     const written: RecordedEvent[] = [];

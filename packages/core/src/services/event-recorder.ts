@@ -1,6 +1,7 @@
 /**
  * Analytics events recorded off the request path: buffered in memory (bounded) and written in
- * batches. A failed write drops that batch and reports it; callers never wait on the store.
+ * batches. A failed write is split in halves and retried, so only the rows the store refuses are
+ * dropped (one caller's bad event never costs another's); callers never wait on the store.
  */
 export type ServiceEventType = 'generate' | 'cache_hit' | 'pin' | 'reject' | 'style_applied' | 'view' | 'impression' | 'click' | 'heart' | 'flag';
 
@@ -22,6 +23,11 @@ export interface EventRecorderOptions {
   flushIntervalMs?: number;
   /** Events beyond this many waiting are dropped (bounded memory when the store is down). */
   maxBuffered?: number;
+  /**
+   * Writes one failed batch may take while it is split to find its bad rows. Finding one bad row
+   * in 500 takes about 20; a store that is down fails them all, and this bounds that cost.
+   */
+  maxWritesPerBatch?: number;
 }
 
 export interface EventRecorder {
@@ -37,7 +43,37 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
   const now = o.now ?? (() => new Date());
   let buffer: RecordedEvent[] = [];
   let timer: NodeJS.Timeout | null = null;
+  const maxWritesPerBatch = o.maxWritesPerBatch ?? 64;
   const writes = new Set<Promise<void>>();
+
+  /** Writes a batch, halving what fails; resolves to the rows left unwritten and the first error. */
+  async function writeSplitting(batch: RecordedEvent[]): Promise<{ dropped: number; error?: unknown }> {
+    let budget = maxWritesPerBatch;
+    let firstError: unknown;
+    let dropped = 0;
+    const attempt = async (rows: RecordedEvent[]): Promise<void> => {
+      if (budget <= 0) {
+        dropped += rows.length;
+        return;
+      }
+      budget -= 1;
+      try {
+        await o.write(rows);
+        return;
+      } catch (error) {
+        firstError ??= error;
+      }
+      if (rows.length === 1) {
+        dropped += rows.length;
+        return;
+      }
+      const half = Math.ceil(rows.length / 2);
+      await attempt(rows.slice(0, half));
+      await attempt(rows.slice(half));
+    };
+    await attempt(batch);
+    return { dropped, error: firstError };
+  }
 
   function flush(): Promise<void> {
     if (timer) clearTimeout(timer);
@@ -45,10 +81,10 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
     const pending: Promise<void>[] = [...writes];
     while (buffer.length > 0) {
       const batch = buffer.splice(0, batchSize);
-      const write = o
-        .write(batch)
-        .then(() => undefined)
-        .catch((error) => o.onDropped(batch.length, 'store write failed', error))
+      const write = writeSplitting(batch)
+        .then(({ dropped, error }) => {
+          if (dropped > 0) o.onDropped(dropped, 'store write failed', error);
+        })
         .finally(() => writes.delete(write));
       writes.add(write);
       pending.push(write);

@@ -39,24 +39,31 @@ export function parseCancelAfter(header: string | undefined, now: Date): { cance
 /**
  * Cancelling a job (README, "Cancellation and deadlines"): a queued job leaves the queue; a
  * running one is told to stop. Either way it reads `failed` with `error: "cancelled"` from now
- * on, its quota unit comes back and its single-flight and per-key slots are freed. A job that
- * already finished stays as it is. Cancelling twice is harmless.
+ * on and its single-flight and per-key slots are freed. A queued job's quota unit comes back; a
+ * running one's does not (DECISIONS): its model call has started and the compute is spent, as
+ * hosted APIs bill it, so cancelling is no way to use the model for free. A job that already
+ * finished stays as it is. Cancelling twice is harmless.
  */
 export const createJobCancellation = (d: JobCancellationDeps) => ({
-  async cancel(jobId: string, accountId: string | null): Promise<CancelOutcome> {
+  /** `reason` is the job's `error` (default "cancelled"; the worker passes the account's status when it is shut out). */
+  async cancel(jobId: string, accountId: string | null, reason: string = CANCELLED): Promise<CancelOutcome> {
     const job = await d.jobStore.get(jobId);
     if (!job || (accountId !== null && job.accountId !== accountId)) return { kind: 'not_found' };
     if (isCancelled(job)) return { kind: 'cancelled', job };
     if (job.status === 'completed' || job.status === 'failed') return { kind: 'finished', job };
 
-    const patch = { status: 'failed' as const, error: CANCELLED, completedAt: d.now().toISOString(), ...(job.quotaCharged ? { quotaCharged: false } : {}) };
+    const cancelled = { status: 'failed' as const, error: reason, completedAt: d.now().toISOString() };
+    const refunded = { ...cancelled, ...(job.quotaCharged ? { quotaCharged: false } : {}) };
     // The one step that decides: of a DELETE, a deadline, the worker completing and the worker's
-    // final failure, only one moves the job out of queued/processing, and only that one refunds.
-    if (!(await d.jobStore.update(jobId, patch, { ifStatus: ['queued', 'processing'] }))) {
+    // final failure, only one moves the job out of queued/processing. Still queued: refunded.
+    // Taken by a worker (possibly since the read above): charged.
+    const whileQueued = await d.jobStore.update(jobId, refunded, { ifStatus: ['queued'] });
+    if (!whileQueued && !(await d.jobStore.update(jobId, cancelled, { ifStatus: ['processing'] }))) {
       const now = await d.jobStore.get(jobId);
       return now ? { kind: isCancelled(now) ? 'cancelled' : 'finished', job: now } : { kind: 'not_found' };
     }
-    if (job.quotaCharged && job.quotaPeriodStart) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart));
+    const patch = whileQueued ? refunded : cancelled;
+    if (whileQueued && job.quotaCharged && job.quotaPeriodStart) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart));
     await releaseJobHolds(d, job);
     // Whatever status was read: a worker may have picked the job up since.
     await d.invalidation.publish({ kind: 'job-cancelled', jobId });

@@ -73,6 +73,8 @@ export const createApiKeyRepository = (prisma: PrismaClient) => ({
     if (result.count > 0) return true;
     return (await prisma.apiKey.count({ where: scope })) > 0;
   },
+  /** How many live keys an account holds. */
+  countActive: (accountId: string) => prisma.apiKey.count({ where: { accountId, revokedAt: null } }),
   /** An account's live keys, newest first; never the hash. */
   listActive: (accountId: string) =>
     prisma.apiKey.findMany({

@@ -52,6 +52,7 @@ export const createCharacterRepository = (prisma: PrismaClient) => ({
     }),
   /** Returns false when the account has no such character. References and prepared ones go with it. */
   delete: async (accountId: string, id: string) => (await prisma.character.deleteMany({ where: { id, accountId } })).count > 0,
+  countForAccount: (accountId: string) => prisma.character.count({ where: { accountId } }),
   exists: async (accountId: string, id: string) => (await prisma.character.count({ where: { id, accountId } })) > 0,
 
   /** Everything a generation needs: look settings, original references, the prepared one for a family. */

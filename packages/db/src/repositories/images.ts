@@ -111,18 +111,21 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
   findLatestByPrompt: (accountId: string, normalizedPrompt: string) =>
     prisma.image.findFirst({ where: { accountId, normalizedPrompt, rejected: false }, orderBy: { createdAt: 'desc' } }),
 
-  /** Every live image under any of these cache keys' prompts (the caller matches the rest of each key); one query. */
+  /** Every live image under any of these cache keys' prompts (the caller matches the rest of each key), originals first; one query. */
   findCachedMany: (accountId: string, keys: CacheKey[]): Promise<CachedImageWithKey[]> =>
     sql.query<CachedImageWithKey>(
       `SELECT ${CACHED_COLUMNS}, "normalizedPrompt", "style", "characterId", "ageBucket", "negativePrompt"
        FROM "Image"
        WHERE "accountId" = $1 AND "normalizedPrompt" = ANY($2::text[]) AND NOT "rejected"
-       ORDER BY "createdAt" DESC
+       ORDER BY ("sourceImageId" IS NULL) DESC, "createdAt" DESC
        LIMIT $3`,
       [accountId, [...new Set(keys.map((k) => k.normalizedPrompt))], 50 * keys.length],
     ),
 
-  /** Every image stored under one render-cache key (originals and variants); one indexed query. */
+  /**
+   * Every image stored under one render-cache key (originals and variants); one indexed query.
+   * Originals first: however many sizes were derived, the original is never past the limit.
+   */
   findCached(key: CacheKey): Promise<CachedImage[]> {
     const params: unknown[] = [key.accountId, key.normalizedPrompt];
     // `= $n` for a value, IS NULL for none: both stay on the cache-key index.
@@ -133,7 +136,7 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
        WHERE "accountId" = $1 AND "normalizedPrompt" = $2 AND ${matches('style', key.style)}
          AND ${matches('characterId', key.characterId)} AND ${matches('ageBucket', key.ageBucket)}
          AND ${matches('negativePrompt', key.negativePrompt)} ${key.seed === null ? '' : `AND "seed" = $${params.push(key.seed)}`} AND NOT "rejected"
-       ORDER BY "createdAt" DESC
+       ORDER BY ("sourceImageId" IS NULL) DESC, "createdAt" DESC
        LIMIT 50`,
       params,
     );

@@ -1,4 +1,4 @@
-import type { PermalinkForServing } from '@promptpix/core';
+import { isShutOut, type PermalinkForServing } from '@promptpix/core';
 import type { PrismaClient } from '../generated/client';
 
 export const createPermalinkRepository = (prisma: PrismaClient) => ({
@@ -15,7 +15,8 @@ export const createPermalinkRepository = (prisma: PrismaClient) => ({
 
   /**
    * Everything serving needs, in one query: the permalink's images and the domain lists of the
-   * account's live publishable keys (for the Referer check).
+   * account's live publishable keys (for the Referer check). A suspended or banned account's
+   * permalinks are not served (null: 404, as if unknown).
    */
   async findForServing(handle: string, name: string): Promise<PermalinkForServing | null> {
     const p = await prisma.permalink.findFirst({
@@ -24,10 +25,10 @@ export const createPermalinkRepository = (prisma: PrismaClient) => ({
         id: true,
         accountId: true,
         images: { select: { imageId: true, addedAt: true, image: { select: { storageKey: true, pinned: true, rejected: true } } } },
-        account: { select: { keys: { where: { kind: 'publishable', revokedAt: null }, select: { domains: true } } } },
+        account: { select: { status: true, keys: { where: { kind: 'publishable', revokedAt: null }, select: { domains: true } } } },
       },
     });
-    if (!p) return null;
+    if (!p || isShutOut(p.account.status)) return null;
     return {
       id: p.id,
       accountId: p.accountId,

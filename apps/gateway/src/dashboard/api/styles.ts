@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { AppError, isUuid, visualFamilies, type PlanName } from '@promptpix/core';
+import { AppError, assertBaseStyleAllowed, isUuid, visualFamilies, type PlanName } from '@promptpix/core';
 import type { StyleRepository } from '@promptpix/db';
 import type { GatewayDeps } from '../../deps';
 import { publicStyleEntries } from '../../http/routes/styles';
@@ -40,12 +40,16 @@ export const styleRoutes = (deps: GatewayDeps) =>
     })
     .post('/dashboard/api/styles', async (req, res) => {
       const input = parseOrThrow(createStyleBodySchema, req.body);
-      const style = await deps.styles.create(signedIn(res).account.id, input);
+      const { account } = signedIn(res);
+      assertBaseStyleAllowed(account.plan as PlanName, input.baseStyle);
+      const style = await deps.styles.create(account.id, input);
       res.status(201).json(ownStyleView(style));
     })
     .patch('/dashboard/api/styles/:id', async (req, res) => {
       const patch = parseOrThrow(patchStyleBodySchema, req.body);
-      const style = isUuid(req.params.id) ? await deps.styles.update(signedIn(res).account.id, req.params.id, patch) : null;
+      const { account } = signedIn(res);
+      assertBaseStyleAllowed(account.plan as PlanName, patch.baseStyle);
+      const style = isUuid(req.params.id) ? await deps.styles.update(account.id, req.params.id, patch) : null;
       if (!style) throw notFound();
       res.json(ownStyleView(style));
     })

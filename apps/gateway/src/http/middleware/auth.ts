@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AppError, accountStatusError, checkOrigin, effectiveBudget, hashApiKey, keyKindOf, type BudgetOverrides, type Caller, type KeyKind, type PlanName, type PublishableBudget, type PublishableCaller } from '@promptpix/core';
 import { ErrorMessages } from '@promptpix/contracts';
 import type { ApiKeyRepository, ApiKeyWithAccount } from '@promptpix/db';
+import { BODY_LIMITS, jsonBody } from './body';
 
 export interface AuthContext {
   keyId: string;
@@ -42,9 +43,12 @@ export interface AuthOptions {
 /** Key lookups for authentication, and (optionally) where to note that a key was used (`lastUsedAt`, fire-and-forget). */
 export type KeyCredentials = Pick<ApiKeyRepository, 'findActiveByHash'> & { recordUse?: (keyId: string) => void };
 
+const readApiBody = jsonBody(BODY_LIMITS.api);
+
 /**
  * Spec, Authentication 1–8: key present and known, account approved, key kind allowed,
- * origin on the key's domain list; then the CORS answer for the actual response.
+ * origin on the key's domain list; then the CORS answer for the actual response. Only then is the
+ * body read (up to 1 MiB).
  */
 export const authenticate = (apiKeys: KeyCredentials, options: AuthOptions): RequestHandler => async (req, res, next) => {
   // Until we know the key, any origin may read the error (no credentials are involved).
@@ -75,5 +79,5 @@ export const authenticate = (apiKeys: KeyCredentials, options: AuthOptions): Req
   };
   res.locals.auth = { keyId: row.id, kind: row.kind, account: row.account, domains: row.domains, limits } satisfies AuthContext;
   apiKeys.recordUse?.(row.id);
-  next();
+  readApiBody(req, res, next);
 };

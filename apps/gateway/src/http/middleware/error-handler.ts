@@ -14,6 +14,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   gone: 410,
   quota_exceeded: 402,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   unavailable: 503,
   upstream_failed: 502,

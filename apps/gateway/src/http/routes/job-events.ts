@@ -28,8 +28,13 @@ export function progressEvent(job: JobRecord, position: number | null): { id: st
 
 export const sseFrame = (id: string, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-/** Writes the job's state now and on each change until it finishes, disappears, the client leaves or the stream is too old. */
+/**
+ * Writes the job's state now and on each change until it finishes, disappears, the client leaves,
+ * the stream is too old, or its key is revoked or its account changed (open-streams.ts).
+ */
 function streamProgress(deps: GatewayDeps, req: Request, res: Response, first: JobRecord, read: () => Promise<JobRecord | null>): void {
+  const { keyId, account } = authOf(res);
+  const place = deps.openStreams.open(keyId, account.id, () => stop());
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
   let lastData = '';
   let position: number | null = null;
@@ -43,6 +48,7 @@ function streamProgress(deps: GatewayDeps, req: Request, res: Response, first: J
     clearTimeout(tick);
     clearInterval(heartbeat);
     clearTimeout(deadline);
+    place.release();
     res.end();
   };
   req.on('close', stop);

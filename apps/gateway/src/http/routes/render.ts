@@ -3,7 +3,7 @@ import { renderQuerySchema, type GenerationRequest } from '@promptpix/contracts'
 import { AppError, cacheKeyOf, decideFromCache, fieldError, normalizePrompt, quotaHeaders } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf, callerOf } from '../middleware/auth';
-import { assertPromptAllowed } from '../prompt-safety';
+import { assertModelTextsAllowed, assertPromptAllowed } from '../prompt-safety';
 import { rateLimit } from '../middleware/rate-limit';
 import { redirectFound } from '../redirect';
 import { parseOrThrow } from '../validate';
@@ -38,6 +38,7 @@ export const renderRoutes = (deps: GatewayDeps) =>
       seed: query.seed,
       negativePrompt: query.negativePrompt,
     };
+    assertModelTextsAllowed(deps.promptSafety, request);
 
     // Hot path: an existing image is one cache query (usually none: the memo) and a redirect, with
     // the quota headers (an extension) from a read at most a second old; a failed read only drops them.
