@@ -33,4 +33,4 @@ export const playgroundRoutes = (deps: GatewayDeps) =>
       const accepted: PlaygroundAccepted = { mode: 'generate', jobId: job.jobId, quota: { used: quota.used, limit: quota.limit, resetAt: quota.resetAt.toISOString() } };
       res.status(202).json(accepted);
     })
-    .get('/dashboard/api/jobs/:jobId/events', (req, res) => serveJobEvents(deps, req, res, req.params.jobId, signedIn(res).account.id));
+    .get('/dashboard/api/jobs/:jobId/events', (req, res) => serveJobEvents(deps, req, res, req.params.jobId, { accountId: signedIn(res).account.id, keyId: null }));

@@ -38,6 +38,8 @@ function presentedKey(req: Request): string | null {
 export interface AuthOptions {
   /** Which key kinds may call the route. */
   allow: 'secret' | 'either';
+  /** The most body the route reads once the key is known; 1 MiB unless the route needs less. */
+  bodyLimit?: string;
 }
 
 /** Key lookups for authentication, and (optionally) where to note that a key was used (`lastUsedAt`, fire-and-forget). */
@@ -50,34 +52,37 @@ const readApiBody = jsonBody(BODY_LIMITS.api);
  * origin on the key's domain list; then the CORS answer for the actual response. Only then is the
  * body read (up to 1 MiB).
  */
-export const authenticate = (apiKeys: KeyCredentials, options: AuthOptions): RequestHandler => async (req, res, next) => {
-  // Until we know the key, any origin may read the error (no credentials are involved).
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  const key = presentedKey(req);
-  if (!key) throw new AppError('unauthorized', ErrorMessages.missingKey);
-  const kind = keyKindOf(key);
-  const row = kind ? await apiKeys.findActiveByHash(hashApiKey(key)) : null;
-  if (!row) throw new AppError('unauthorized', ErrorMessages.invalidKey);
+export const authenticate = (apiKeys: KeyCredentials, options: AuthOptions): RequestHandler => {
+  const readBody = options.bodyLimit ? jsonBody(options.bodyLimit) : readApiBody;
+  return async (req, res, next) => {
+    // Until we know the key, any origin may read the error (no credentials are involved).
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    const key = presentedKey(req);
+    if (!key) throw new AppError('unauthorized', ErrorMessages.missingKey);
+    const kind = keyKindOf(key);
+    const row = kind ? await apiKeys.findActiveByHash(hashApiKey(key)) : null;
+    if (!row) throw new AppError('unauthorized', ErrorMessages.invalidKey);
 
-  const statusError = accountStatusError(row.account.status);
-  if (statusError) throw statusError;
-  if (row.kind === 'publishable' && options.allow === 'secret') throw new AppError('forbidden', ErrorMessages.publishableForbidden);
+    const statusError = accountStatusError(row.account.status);
+    if (statusError) throw statusError;
+    if (row.kind === 'publishable' && options.allow === 'secret') throw new AppError('forbidden', ErrorMessages.publishableForbidden);
 
-  const origin = req.get('origin');
-  const verdict = checkOrigin(row.domains, origin);
-  if (verdict === 'blocked') {
-    res.removeHeader('Access-Control-Allow-Origin');
-    throw new AppError('forbidden', ErrorMessages.originNotAllowed);
-  }
-  if (verdict === 'allowed' && origin) {
-    res.setHeader('Access-Control-Allow-Origin', origin);
-    res.vary('Origin');
-  }
-  const limits = {
-    budget: { clientPerHour: row.budgetClientPerHour, clientPerDay: row.budgetClientPerDay, keyPerHour: row.budgetKeyPerHour, keyPerDay: row.budgetKeyPerDay },
-    ...(row.signedPrompts && row.signingSecret && { signingSecret: row.signingSecret }),
+    const origin = req.get('origin');
+    const verdict = checkOrigin(row.domains, origin);
+    if (verdict === 'blocked') {
+      res.removeHeader('Access-Control-Allow-Origin');
+      throw new AppError('forbidden', ErrorMessages.originNotAllowed);
+    }
+    if (verdict === 'allowed' && origin) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.vary('Origin');
+    }
+    const limits = {
+      budget: { clientPerHour: row.budgetClientPerHour, clientPerDay: row.budgetClientPerDay, keyPerHour: row.budgetKeyPerHour, keyPerDay: row.budgetKeyPerDay },
+      ...(row.signedPrompts && row.signingSecret && { signingSecret: row.signingSecret }),
+    };
+    res.locals.auth = { keyId: row.id, kind: row.kind, account: row.account, domains: row.domains, limits } satisfies AuthContext;
+    apiKeys.recordUse?.(row.id);
+    readBody(req, res, next);
   };
-  res.locals.auth = { keyId: row.id, kind: row.kind, account: row.account, domains: row.domains, limits } satisfies AuthContext;
-  apiKeys.recordUse?.(row.id);
-  readApiBody(req, res, next);
 };

@@ -32,9 +32,8 @@ export const sseFrame = (id: string, event: string, data: unknown) => `id: ${id}
  * Writes the job's state now and on each change until it finishes, disappears, the client leaves,
  * the stream is too old, or its key is revoked or its account changed (open-streams.ts).
  */
-function streamProgress(deps: GatewayDeps, req: Request, res: Response, first: JobRecord, read: () => Promise<JobRecord | null>): void {
-  const { keyId, account } = authOf(res);
-  const place = deps.openStreams.open(keyId, account.id, () => stop());
+function streamProgress(deps: GatewayDeps, req: Request, res: Response, owner: StreamOwner, first: JobRecord, read: () => Promise<JobRecord | null>): void {
+  const place = deps.openStreams.open(owner.keyId, owner.accountId, () => stop());
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
   let lastData = '';
   let position: number | null = null;
@@ -80,21 +79,27 @@ function streamProgress(deps: GatewayDeps, req: Request, res: Response, first: J
  * The job's progress stream for `accountId`'s caller: 404 (before any stream) for an unknown,
  * expired or other account's job, 204 to an EventSource reconnecting after the final event.
  */
-export async function serveJobEvents(deps: GatewayDeps, req: Request, res: Response, jobId: string, accountId: string): Promise<void> {
+/** Who holds a stream open: an API key of the account, or (the dashboard) the account's session alone. */
+export interface StreamOwner {
+  accountId: string;
+  keyId: string | null;
+}
+
+export async function serveJobEvents(deps: GatewayDeps, req: Request, res: Response, jobId: string, owner: StreamOwner): Promise<void> {
   const read = async () => {
     const job = await deps.jobStore.get(jobId);
-    return job?.accountId === accountId ? job : null;
+    return job?.accountId === owner.accountId ? job : null;
   };
   const job = JOB_ID.test(jobId) ? await read() : null;
   if (!job) throw new AppError('not_found', ErrorMessages.jobNotFound);
   // EventSource reconnects whenever a stream ends; 204 is how a server tells it to stop.
   if (isFinished(job) && req.get('last-event-id') === job.status) return void res.status(204).end();
   if (req.method === 'HEAD') return void res.status(200).type('text/event-stream').end();
-  streamProgress(deps, req, res, job, read);
+  streamProgress(deps, req, res, owner, job, read);
 }
 
 /** GET /api/v1/job/:jobId/events: the job's status changes as Server-Sent Events; auth and 404s as GET /api/v1/job/:jobId; never rate limited. */
 export const jobEventRoutes = (deps: GatewayDeps) =>
   Router().get('/api/v1/job/:jobId/events', authenticate(deps.credentials, { allow: 'either' }), (req, res) =>
-    serveJobEvents(deps, req, res, req.params.jobId as string, authOf(res).account.id),
+    serveJobEvents(deps, req, res, req.params.jobId as string, { accountId: authOf(res).account.id, keyId: authOf(res).keyId }),
   );

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import { dimensionSchema, ErrorMessages, generateBodySchema, imageFormats, negativePromptSchema, seedSchema, text, type GenerationRequest } from '@promptpix/contracts';
 import { AppError, cacheKeyOf, fieldError, decideFromCache, quotaExceededError, quotaHeaders, seedsOfTakes, type Started } from '@promptpix/core';
@@ -129,14 +129,13 @@ async function imageOf(deps: GatewayDeps, job: FinishedJob, format: 'url' | 'b64
 /**
  * POST /v1/images/generations (DECISIONS, "OpenAI-compatible surface"): OpenAI's Images API over
  * the same generation service as generate and render, answered synchronously with render's
- * bounded wait. Secret key; the body is read only once the key is known and counted.
+ * bounded wait. Secret key; the body (32 kB at most) is read only once the key is known.
  */
 export const openAiImageRoutes = (deps: GatewayDeps) =>
   Router().post(
     '/v1/images/generations',
-    authenticate(deps.credentials, { allow: 'secret' }),
+    authenticate(deps.credentials, { allow: 'secret', bodyLimit: OPENAI_BODY_LIMIT }),
     rateLimit(deps.rateLimiter, 'api', deps.now),
-    express.json({ limit: OPENAI_BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }),
     async (req, res) => {
       const body = parseOrThrow(openAiImageRequestSchema, req.body);
       const auth = authOf(res);
