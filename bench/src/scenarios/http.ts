@@ -163,7 +163,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
     }),
   };
 
-  const scenarios: Array<{ id: string; title: string; request: string; target: LoadTarget; targetRatio?: number; elementsPerRequest?: number; durationS?: number; note?: string }> = [
+  const allScenarios: Array<{ id: string; title: string; request: string; target: LoadTarget; targetRatio?: number; elementsPerRequest?: number; durationS?: number; note?: string }> = [
     { id: 'poll', title: 'Poll a completed job', request: 'GET /api/v1/job/:id (Bearer)', target: poll, targetRatio: 0.6 },
     { id: 'permalink', title: 'Permalink redirect (1 image)', request: 'GET /api/img/{handle}/hero', target: { base, request: { method: 'GET', path: `/api/img/${permAcc.handle}/hero` } }, targetRatio: 0.6 },
     {
@@ -185,6 +185,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
     { id: 'embed', title: 'Embed resolve, 50 cached elements', request: 'POST /api/v1/embed/resolve (50 elements, 64 keys)', target: embed, targetRatio: 0.2, elementsPerRequest: 50 },
     { id: 'generate', title: 'Enqueue a fresh generation', request: 'POST /api/v1/generate, distinct prompts (96 keys)', target: generate, targetRatio: 0.3 },
   ];
+  const scenarios = allScenarios.filter((s) => !config.scenarios || config.scenarios.has(s.id));
 
   // --- floors ----------------------------------------------------------------------------------
   const expressFloor = await startFloor(ctx, 'express');
