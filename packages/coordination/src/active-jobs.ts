@@ -17,11 +17,13 @@ return {0, count}
 
 type WithAdmit = Redis & { promptpixAdmitActive(key: string, now: number, ttlMs: number, limit: number, member: string): Promise<[number, number]> };
 
+export const redisActiveJobsKey = (prefix: string, bucket: string) => `${prefix}active:${bucket}`;
+
 /** A sorted set per key of job ids, scored by when they stop counting. */
 export function createRedisActiveJobs(options: { redis: Redis; prefix: string }): ActiveJobs {
   if (!('promptpixAdmitActive' in options.redis)) options.redis.defineCommand('promptpixAdmitActive', { numberOfKeys: 1, lua: ADMIT });
   const redis = options.redis as WithAdmit;
-  const key = (bucket: string) => `${options.prefix}active:${bucket}`;
+  const key = (bucket: string) => redisActiveJobsKey(options.prefix, bucket);
   return {
     async admit(bucket, jobId, limit, ttlSeconds, nowMs) {
       const [admitted, active] = await redis.promptpixAdmitActive(key(bucket), nowMs, ttlSeconds * 1000, limit, jobId);

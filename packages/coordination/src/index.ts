@@ -4,3 +4,4 @@ export * from './single-flight';
 export * from './invalidation-bus';
 export * from './idempotency-store';
 export * from './active-jobs';
+export * from './job-admission';

@@ -18,18 +18,21 @@ import {
   type RateLimiter,
   type SingleFlight,
   type ActiveJobs,
+  type JobAdmission,
   type IdempotencyStore,
   type Storage,
   type Mailer,
 } from '@promptpix/core';
 import {
   createLocalInvalidationBus,
+  createComposedJobAdmission,
   createMemoryActiveJobs,
   createMemoryIdempotencyStore,
   createMemoryRateLimiter,
   createMemorySingleFlight,
   createRedisActiveJobs,
   createRedisIdempotencyStore,
+  createRedisJobAdmission,
   createRedisInvalidationBus,
   createRedisRateLimiter,
   createRedisSingleFlight,
@@ -83,6 +86,8 @@ export interface Infrastructure {
   idempotency: IdempotencyStore;
   /** Jobs in progress per key (gateway admits, worker releases). */
   activeJobs: ActiveJobs;
+  /** Starting a job: join, cap, claim and record in one step (one Redis script in production). */
+  admission: JobAdmission;
   /** Credential changes announced to every gateway process. */
   invalidation: InvalidationBus;
   /** Webhooks (README, "Webhooks"): the delivery log and secrets, the delivery queue, and who is told when a job finishes. */
@@ -182,6 +187,9 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
   }), metrics);
 
+  const singleFlight = redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight();
+  const activeJobs = redis ? createRedisActiveJobs({ redis, prefix }) : createMemoryActiveJobs();
+
   return {
     db,
     accounts: createAccountRepository(db.prisma),
@@ -200,9 +208,10 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     events,
     eventStore: eventRepository,
     rateLimiter: redis ? createRedisRateLimiter({ redis, prefix }) : createMemoryRateLimiter(),
-    singleFlight: redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight(),
+    singleFlight,
     idempotency: redis ? createRedisIdempotencyStore({ redis, prefix }) : createMemoryIdempotencyStore(),
-    activeJobs: redis ? createRedisActiveJobs({ redis, prefix }) : createMemoryActiveJobs(),
+    activeJobs,
+    admission: redis ? createRedisJobAdmission({ redis, prefix }) : createComposedJobAdmission({ singleFlight, activeJobs, jobStore }),
     invalidation,
     webhookStore,
     dashboardSessions: createDashboardSessionRepository(db.prisma),

@@ -1,6 +1,6 @@
 import { ErrorMessages, type GenerationRequest } from '@promptpix/contracts';
 import { AppError } from '../errors';
-import type { ActiveJobs, SingleFlight } from '../ports/coordination';
+import type { ActiveJobs, JobAdmission, SingleFlight } from '../ports/coordination';
 import type { GenerationQueue } from '../ports/queue';
 import type { JobRecord, JobStore } from '../ports/job-store';
 import type { Storage } from '../ports/storage';
@@ -9,13 +9,18 @@ import { cacheKeyOf, decideFromCache, flightKeyOf, type CacheKey, type CachedIma
 import type { EventRecorder } from './event-recorder';
 import { releaseJobHolds } from './job-holds';
 import type { WebhookNotifier } from './webhook-notifier';
-import type { QuotaAccount, QuotaService } from './quota-service';
+import type { QuotaAccount, QuotaService, Reservation } from './quota-service';
 
 export const JOB_TTL_SECONDS = 3600;
 
 /** The images stored under one cache key (originals and variants), in one query. */
 export interface RenderCacheStore {
   findCached(key: CacheKey): Promise<CachedImage[]>;
+  /**
+   * The same images and, only when there are none, a quota unit reserved in the window
+   * `periodStart` under `limit`, in one statement: `reservedUsed` is the new used, or null.
+   */
+  findCachedOrReserve(key: CacheKey, quota: { periodStart: Date; limit: number }): Promise<{ images: CachedImage[]; reservedUsed: number | null }>;
 }
 
 export interface GenerationServiceDeps {
@@ -25,6 +30,7 @@ export interface GenerationServiceDeps {
   cache: RenderCacheStore;
   singleFlight: SingleFlight;
   activeJobs: ActiveJobs;
+  admission: JobAdmission;
   storage: Pick<Storage, 'publicUrl'>;
   events: EventRecorder;
   webhooks: Pick<WebhookNotifier, 'jobFinished' | 'subscribe'>;
@@ -71,17 +77,23 @@ export interface Started {
  * 3. an identical request already in flight is joined (one generation, one quota unit);
  * 4. otherwise a quota unit is reserved and a fresh generation queued.
  * Only 4 costs quota. A queue or job-store failure refunds the unit and answers 503.
+ *
+ * A fresh generation's wire (docs/architecture.md, "Starting a job"): one SQL statement reads the
+ * cache and reserves the unit, one JobAdmission call joins/caps/claims/records, one queue add.
+ * The unit is reserved before the flight is known, so a request that ends up joining gives it back.
  */
 export const createGenerationService = (d: GenerationServiceDeps) => {
-  /** Takes a slot of the caller's cap for `jobId`; the record's `activeSlot` lets the worker give it back. */
-  async function admit(caller: Caller | undefined, jobId: string): Promise<Partial<JobRecord>> {
-    if (!caller) return {};
-    const { admitted } = await d.activeJobs.admit(caller.keyId, jobId, caller.activeJobLimit, JOB_TTL_SECONDS, d.now().getTime());
-    if (!admitted) {
-      throw new AppError('rate_limited', ErrorMessages.tooManyActiveJobs, { retryAfterMs: ACTIVE_JOBS_RETRY_MS }, { 'Retry-After': String(ACTIVE_JOBS_RETRY_MS / 1000) });
-    }
-    return { activeSlot: caller.keyId };
-  }
+  const tooManyActiveJobs = () =>
+    new AppError('rate_limited', ErrorMessages.tooManyActiveJobs, { retryAfterMs: ACTIVE_JOBS_RETRY_MS }, { 'Retry-After': String(ACTIVE_JOBS_RETRY_MS / 1000) });
+
+  /**
+   * Writes the job's record under the caller's cap (the record's `activeSlot` lets the worker give
+   * the slot back) and, with a flight key, claims it; or finds the identical job to join.
+   */
+  const open = (job: JobRecord, caller: Caller | undefined, flightKey?: string) =>
+    d.admission.open({ job, ttlSeconds: JOB_TTL_SECONDS, nowMs: d.now().getTime(), flightKey, cap: caller && { bucket: caller.keyId, limit: caller.activeJobLimit } });
+
+  const slotOf = (caller: Caller | undefined): Partial<JobRecord> => (caller ? { activeSlot: caller.keyId } : {});
 
 
   const newRecord = (accountId: string, request: GenerationRequest, extra: Partial<JobRecord>): JobRecord => ({
@@ -93,9 +105,9 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
     ...extra,
   });
 
+  /** Queues a job whose record is written. */
   async function enqueue(job: JobRecord, undo: () => Promise<void>): Promise<void> {
     try {
-      await d.jobStore.create(job, JOB_TTL_SECONDS);
       await d.queue.enqueue({ v: 1, jobId: job.jobId });
     } catch (error) {
       d.onError('could not enqueue a job', error);
@@ -126,58 +138,47 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
       d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.image.id, metadata: { jobId: job.jobId } });
       return { job, quota, outcome: 'cached' };
     }
-    const jobId = d.newId();
-    const job: JobRecord = { ...newRecord(account.id, request, { deriveFrom: decision.source.id, ...(await admit(caller, jobId)), ...(webhookUrl && { webhookUrl }), ...(cancelAt && { cancelAt }), ...permalinksOf(options) }), jobId };
+    const job = newRecord(account.id, request, { deriveFrom: decision.source.id, ...slotOf(caller), ...(webhookUrl && { webhookUrl }), ...(cancelAt && { cancelAt }), ...permalinksOf(options) });
+    if ((await open(job, caller)).kind === 'capped') throw tooManyActiveJobs();
     await enqueue(job, () => releaseJobHolds(d, job));
     d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.source.id, metadata: { jobId: job.jobId, derived: true } });
     return { job, quota, outcome: 'derived' };
   }
 
-  async function generate(account: QuotaAccount, request: GenerationRequest, key: CacheKey, options: StartOptions): Promise<Started> {
+  /** `reserved`: the unit the cache lookup reserved already, if it did. */
+  async function generate(account: QuotaAccount, request: GenerationRequest, key: CacheKey, options: StartOptions, reserved?: Reservation): Promise<Started> {
     const { caller, webhookUrl, cancelAt } = options;
     const flightKey = flightKeyOf(key, request);
-    const jobId = d.newId();
-    // Join an identical generation in flight. Its holder may still be between claiming the key
-    // and writing the job record, so a missing record is waited for briefly before taking over.
-    for (let attempt = 0; ; attempt++) {
-      const holder = await d.singleFlight.claim(flightKey, jobId, JOB_TTL_SECONDS);
-      if (holder === null) break;
-      const joined = await d.jobStore.get(holder);
-      if (joined && joined.status !== 'failed') return { job: joined, quota: await d.quota.peek(account), outcome: 'joined' };
-      if (attempt >= 40) throw new AppError('unavailable', ErrorMessages.serviceUnavailable, {}, { 'Retry-After': '1' });
-      if (joined || attempt >= 20) await d.singleFlight.release(flightKey, holder);
-      else await new Promise((r) => setTimeout(r, 25));
-    }
-
-    const reservation = await d.quota.reserve(account).catch(async (error) => {
-      await d.singleFlight.release(flightKey, jobId);
-      throw error;
-    });
+    const reservation = reserved ?? (await d.quota.reserve(account));
     if (!reservation.ok) {
-      await d.singleFlight.release(flightKey, jobId);
+      // Out of generations, but an identical generation in flight needs no unit: join it.
+      const holder = await d.admission.holder(flightKey);
+      if (holder) return { job: holder, quota: reservation.state, outcome: 'joined' };
       const { used, limit, resetAt } = reservation.state;
       throw new AppError('quota_exceeded', ErrorMessages.quotaExceeded, { used, limit, resetAt: resetAt.toISOString() }, quotaHeaders(reservation.state));
     }
-    // After the quota: out of generations is the answer that matters more, and the cap is rarely hit.
-    const slot = await admit(caller, jobId).catch(async (error) => {
-      await d.quota.refund(account.id, reservation.periodStart);
-      await d.singleFlight.release(flightKey, jobId);
+    const refund = () => d.quota.refund(account.id, reservation.periodStart);
+    const job = newRecord(account.id, request, {
+      quotaCharged: true,
+      quotaPeriodStart: reservation.periodStart.toISOString(),
+      flightKey,
+      ...slotOf(caller),
+      ...(webhookUrl && { webhookUrl }),
+      ...(cancelAt && { cancelAt }),
+      ...permalinksOf(options),
+    });
+    // The cap is checked after the quota: out of generations is the answer that matters more.
+    const admission = await open(job, caller, flightKey).catch(async (error: unknown) => {
+      await refund().catch((e: unknown) => d.onError('refund after a failed admission failed', e));
       throw error;
     });
-    const job: JobRecord = {
-      ...newRecord(account.id, request, {
-        quotaCharged: true,
-        quotaPeriodStart: reservation.periodStart.toISOString(),
-        flightKey,
-        ...slot,
-        ...(webhookUrl && { webhookUrl }),
-        ...(cancelAt && { cancelAt }),
-        ...permalinksOf(options),
-      }),
-      jobId,
-    };
+    if (admission.kind !== 'opened') {
+      await refund();
+      if (admission.kind === 'capped') throw tooManyActiveJobs();
+      return { job: admission.job, quota: await d.quota.peek(account), outcome: 'joined' };
+    }
     await enqueue(job, async () => {
-      await d.quota.refund(account.id, reservation.periodStart);
+      await refund();
       await releaseJobHolds(d, job);
     });
     return { job, quota: reservation.state, outcome: 'generated' };
@@ -194,15 +195,25 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
   }
 
   /** Like start, with the cache key's stored images already read (embed reads a batch in one query). */
+  const startOn = async (account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[], key: CacheKey, options: StartOptions): Promise<Started> =>
+    (await fromCache(account, request, candidates, options)) ?? (await generate(account, request, key, options));
+
   async function startWithCandidates(account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[], options: StartOptions = {}): Promise<Started> {
-    const started = (await fromCache(account, request, candidates, options)) ?? (await generate(account, request, cacheKeyOf(account.id, request), options));
+    const started = await startOn(account, request, candidates, cacheKeyOf(account.id, request), options);
     if (options.webhookUrl) await notifyWhenDone(started, options.webhookUrl);
     return started;
   }
 
   return {
+    /** Reads the cache and, when it holds nothing under the key, reserves the unit in the same statement. */
     async start(account: QuotaAccount, request: GenerationRequest, options: StartOptions = {}): Promise<Started> {
-      return startWithCandidates(account, request, await d.cache.findCached(cacheKeyOf(account.id, request)), options);
+      const key = cacheKeyOf(account.id, request);
+      const claim = await d.quota.claim(account);
+      const { images, reservedUsed } = await d.cache.findCachedOrReserve(key, claim);
+      const reserved = reservedUsed === null ? undefined : claim.reserved(reservedUsed);
+      const started = reserved ? await generate(account, request, key, options, reserved) : await startOn(account, request, images, key, options);
+      if (options.webhookUrl) await notifyWhenDone(started, options.webhookUrl);
+      return started;
     },
     startWithCandidates,
   };
