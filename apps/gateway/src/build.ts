@@ -31,7 +31,7 @@ export function buildGatewayDeps(
     jobStore: infra.jobStore,
     queue: infra.queue,
     quota: infra.quota,
-    cache: { findCached, findCachedOrReserve },
+    cache: { findCached, findCachedOrReserve, remembered: (key) => memo.peek(key) },
     singleFlight: infra.singleFlight,
     activeJobs: infra.activeJobs,
     admission: infra.admission,

@@ -4,10 +4,8 @@ import type { SingleFlight } from '@promptpix/core';
 const RELEASE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /** SET NX GET: claim or learn the holder in one round trip (Redis 7). */
-export const redisFlightKey = (prefix: string, k: string) => `${prefix}inflight:${k}`;
-
 export function createRedisSingleFlight(options: { redis: Redis; prefix: string }): SingleFlight {
-  const key = (k: string) => redisFlightKey(options.prefix, k);
+  const key = (k: string) => `${options.prefix}inflight:${k}`;
   return {
     async claim(k, owner, ttlSeconds) {
       const previous = await options.redis.call('SET', key(k), owner, 'NX', 'GET', 'EX', String(ttlSeconds));
@@ -16,7 +14,6 @@ export function createRedisSingleFlight(options: { redis: Redis; prefix: string 
     async release(k, owner) {
       await options.redis.eval(RELEASE_IF_OWNER, 1, key(k), owner);
     },
-    holder: (k) => options.redis.get(key(k)),
   };
 }
 
@@ -31,10 +28,6 @@ export function createMemorySingleFlight(now: () => number = Date.now): SingleFl
     },
     async release(k, owner) {
       if (holders.get(k)?.owner === owner) holders.delete(k);
-    },
-    async holder(k) {
-      const current = holders.get(k);
-      return current && current.expiresAt > now() ? current.owner : null;
     },
   };
 }

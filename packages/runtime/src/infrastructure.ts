@@ -86,7 +86,7 @@ export interface Infrastructure {
   idempotency: IdempotencyStore;
   /** Jobs in progress per key (gateway admits, worker releases). */
   activeJobs: ActiveJobs;
-  /** Starting a job: join, cap, claim and record in one step (one Redis script in production). */
+  /** The last step of starting a job: cap slot and job record (one Redis script in production). */
   admission: JobAdmission;
   /** Credential changes announced to every gateway process. */
   invalidation: InvalidationBus;
@@ -211,7 +211,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     singleFlight,
     idempotency: redis ? createRedisIdempotencyStore({ redis, prefix }) : createMemoryIdempotencyStore(),
     activeJobs,
-    admission: redis ? createRedisJobAdmission({ redis, prefix }) : createComposedJobAdmission({ singleFlight, activeJobs, jobStore }),
+    admission: redis ? createRedisJobAdmission({ redis, prefix }) : createComposedJobAdmission({ activeJobs, jobStore }),
     invalidation,
     webhookStore,
     dashboardSessions: createDashboardSessionRepository(db.prisma),

@@ -21,8 +21,6 @@ export interface SingleFlight {
   claim(key: string, owner: string, ttlSeconds: number): Promise<string | null>;
   /** Releases `key` if `owner` still holds it. */
   release(key: string, owner: string): Promise<void>;
-  /** Who holds `key` now, or null. */
-  holder(key: string): Promise<string | null>;
 }
 
 /** Jobs queued or running per key, for the per-key cap (README, "Abuse limits"). */
@@ -79,27 +77,21 @@ export type InvalidationMessage =
   /** A running job was cancelled: the worker running it stops its model call. */
   | { kind: 'job-cancelled'; jobId: string };
 
-/** What opening a job found: the job was admitted (its record written), an identical job is in flight, or the key's cap is full. */
-export type Admission = { kind: 'opened' } | { kind: 'joined'; job: JobRecord } | { kind: 'capped' };
-
 export interface AdmissionRequest {
-  /** Written when admitted; its `jobId` owns the flight key and the cap slot. */
+  /** Written when admitted; its `jobId` takes the cap slot. */
   job: JobRecord;
   ttlSeconds: number;
   nowMs: number;
-  /** Single flight: join a live job holding this key instead of opening a new one. */
-  flightKey?: string;
   /** The per-key cap on jobs in progress (README, "Abuse limits"). */
   cap?: { bucket: string; limit: number };
 }
 
 /**
- * The gateway's side of starting a job, in one step: join an identical job in flight, else take
- * a slot under the key's cap, claim the flight key and write the job record. Production does it
- * in one Redis script (one round trip, atomic); the embedded shape composes the in-process ports.
+ * The last step of starting a job: take a slot under the key's cap and write the job record, in
+ * one step. Production does it in one Redis script (one round trip, atomic); the embedded shape
+ * composes the in-process ports.
  */
 export interface JobAdmission {
-  open(request: AdmissionRequest): Promise<Admission>;
-  /** The live job holding `flightKey`, if any (to join it without opening one). */
-  holder(flightKey: string): Promise<JobRecord | null>;
+  /** 'capped' (nothing written) when the key already has `cap.limit` jobs in progress. */
+  open(request: AdmissionRequest): Promise<'opened' | 'capped'>;
 }

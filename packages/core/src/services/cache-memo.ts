@@ -27,6 +27,9 @@ export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxEntr
   };
 
   return {
+    /** The images under one key if remembered (no read). */
+    peek: (key: CacheKey): CachedImage[] | undefined => get(keyOf(key)),
+
     /** The images under one key, from memory or from `read`. */
     async find(key: CacheKey, read: (key: CacheKey) => Promise<CachedImage[]>): Promise<CachedImage[]> {
       const id = keyOf(key);

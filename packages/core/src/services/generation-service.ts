@@ -16,6 +16,8 @@ export const JOB_TTL_SECONDS = 3600;
 /** The images stored under one cache key (originals and variants), in one query. */
 export interface RenderCacheStore {
   findCached(key: CacheKey): Promise<CachedImage[]>;
+  /** The images under a key when this process remembers them (no I/O), else undefined. */
+  remembered(key: CacheKey): CachedImage[] | undefined;
   /**
    * The same images and, only when there are none, a quota unit reserved in the window
    * `periodStart` under `limit`, in one statement: `reservedUsed` is the new used, or null.
@@ -78,20 +80,18 @@ export interface Started {
  * 4. otherwise a quota unit is reserved and a fresh generation queued.
  * Only 4 costs quota. A queue or job-store failure refunds the unit and answers 503.
  *
- * A fresh generation's wire (docs/architecture.md, "Starting a job"): one SQL statement reads the
- * cache and reserves the unit, one JobAdmission call joins/caps/claims/records, one queue add.
- * The unit is reserved before the flight is known, so a request that ends up joining gives it back.
+ * A fresh generation's wire (docs/architecture.md, "Starting a job"): the flight claim, one SQL
+ * statement that reads the cache and reserves the unit, one JobAdmission call (cap slot and job
+ * record), one queue add. The claim comes before the lookup so that an identical job cannot
+ * finish unseen between them, and before the reservation so that a joiner never takes a unit.
  */
 export const createGenerationService = (d: GenerationServiceDeps) => {
   const tooManyActiveJobs = () =>
     new AppError('rate_limited', ErrorMessages.tooManyActiveJobs, { retryAfterMs: ACTIVE_JOBS_RETRY_MS }, { 'Retry-After': String(ACTIVE_JOBS_RETRY_MS / 1000) });
 
-  /**
-   * Writes the job's record under the caller's cap (the record's `activeSlot` lets the worker give
-   * the slot back) and, with a flight key, claims it; or finds the identical job to join.
-   */
-  const open = (job: JobRecord, caller: Caller | undefined, flightKey?: string) =>
-    d.admission.open({ job, ttlSeconds: JOB_TTL_SECONDS, nowMs: d.now().getTime(), flightKey, cap: caller && { bucket: caller.keyId, limit: caller.activeJobLimit } });
+  /** Writes the job's record under the caller's cap (the record's `activeSlot` lets the worker give the slot back). */
+  const open = (job: JobRecord, caller: Caller | undefined) =>
+    d.admission.open({ job, ttlSeconds: JOB_TTL_SECONDS, nowMs: d.now().getTime(), cap: caller && { bucket: caller.keyId, limit: caller.activeJobLimit } });
 
   const slotOf = (caller: Caller | undefined): Partial<JobRecord> => (caller ? { activeSlot: caller.keyId } : {});
 
@@ -139,49 +139,101 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
       return { job, quota, outcome: 'cached' };
     }
     const job = newRecord(account.id, request, { deriveFrom: decision.source.id, ...slotOf(caller), ...(webhookUrl && { webhookUrl }), ...(cancelAt && { cancelAt }), ...permalinksOf(options) });
-    if ((await open(job, caller)).kind === 'capped') throw tooManyActiveJobs();
+    if ((await open(job, caller)) === 'capped') throw tooManyActiveJobs();
     await enqueue(job, () => releaseJobHolds(d, job));
     d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.source.id, metadata: { jobId: job.jobId, derived: true } });
     return { job, quota, outcome: 'derived' };
   }
 
-  /** `reserved`: the unit the cache lookup reserved already, if it did. */
-  async function generate(account: QuotaAccount, request: GenerationRequest, key: CacheKey, options: StartOptions, reserved?: Reservation): Promise<Started> {
-    const { caller, webhookUrl, cancelAt } = options;
-    const flightKey = flightKeyOf(key, request);
-    const reservation = reserved ?? (await d.quota.reserve(account));
-    if (!reservation.ok) {
-      // Out of generations, but an identical generation in flight needs no unit: join it.
-      const holder = await d.admission.holder(flightKey);
-      if (holder) return { job: holder, quota: reservation.state, outcome: 'joined' };
-      const { used, limit, resetAt } = reservation.state;
-      throw new AppError('quota_exceeded', ErrorMessages.quotaExceeded, { used, limit, resetAt: resetAt.toISOString() }, quotaHeaders(reservation.state));
+  /**
+   * Claims `flightKey` for `jobId`, or returns the live job holding it. Its holder may still be
+   * between claiming the key and writing the job record, so a missing record is waited for
+   * briefly before taking over.
+   */
+  async function claimOrJoin(flightKey: string, jobId: string): Promise<JobRecord | null> {
+    for (let attempt = 0; ; attempt++) {
+      const holder = await d.singleFlight.claim(flightKey, jobId, JOB_TTL_SECONDS);
+      if (holder === null) return null;
+      const joined = await d.jobStore.get(holder);
+      if (joined && joined.status !== 'failed') return joined;
+      if (attempt >= 40) throw new AppError('unavailable', ErrorMessages.serviceUnavailable, {}, { 'Retry-After': '1' });
+      if (joined || attempt >= 20) await d.singleFlight.release(flightKey, holder);
+      else await new Promise((r) => setTimeout(r, 25));
     }
-    const refund = () => d.quota.refund(account.id, reservation.periodStart);
-    const job = newRecord(account.id, request, {
-      quotaCharged: true,
-      quotaPeriodStart: reservation.periodStart.toISOString(),
-      flightKey,
-      ...slotOf(caller),
-      ...(webhookUrl && { webhookUrl }),
-      ...(cancelAt && { cancelAt }),
-      ...permalinksOf(options),
-    });
-    // The cap is checked after the quota: out of generations is the answer that matters more.
-    const admission = await open(job, caller, flightKey).catch(async (error: unknown) => {
-      await refund().catch((e: unknown) => d.onError('refund after a failed admission failed', e));
+  }
+
+  const joinedJob = async (account: QuotaAccount, job: JobRecord): Promise<Started> => ({ job, quota: await d.quota.peek(account), outcome: 'joined' });
+
+  /** With the flight claimed and the unit reserved: the cap slot and the record, then the queue. */
+  async function admitAndQueue(account: QuotaAccount, request: GenerationRequest, options: StartOptions, flightKey: string, jobId: string, reservation: Reservation & { ok: true }): Promise<Started> {
+    const { caller, webhookUrl, cancelAt } = options;
+    const giveBack = async () => {
+      await d.quota.refund(account.id, reservation.periodStart);
+      await d.singleFlight.release(flightKey, jobId);
+    };
+    const job: JobRecord = {
+      ...newRecord(account.id, request, {
+        quotaCharged: true,
+        quotaPeriodStart: reservation.periodStart.toISOString(),
+        flightKey,
+        ...slotOf(caller),
+        ...(webhookUrl && { webhookUrl }),
+        ...(cancelAt && { cancelAt }),
+        ...permalinksOf(options),
+      }),
+      jobId,
+    };
+    // After the quota: out of generations is the answer that matters more, and the cap is rarely hit.
+    const admitted = await open(job, caller).catch(async (error: unknown) => {
+      await giveBack().catch((e: unknown) => d.onError('undo after a failed admission failed', e));
       throw error;
     });
-    if (admission.kind !== 'opened') {
-      await refund();
-      if (admission.kind === 'capped') throw tooManyActiveJobs();
-      return { job: admission.job, quota: await d.quota.peek(account), outcome: 'joined' };
+    if (admitted === 'capped') {
+      await giveBack();
+      throw tooManyActiveJobs();
     }
     await enqueue(job, async () => {
-      await refund();
+      await d.quota.refund(account.id, reservation.periodStart);
       await releaseJobHolds(d, job);
     });
     return { job, quota: reservation.state, outcome: 'generated' };
+  }
+
+  async function generate(account: QuotaAccount, request: GenerationRequest, key: CacheKey, options: StartOptions): Promise<Started> {
+    const flightKey = flightKeyOf(key, request);
+    const jobId = d.newId();
+    const joined = await claimOrJoin(flightKey, jobId);
+    if (joined) return joinedJob(account, joined);
+    const reservation = await d.quota.reserve(account).catch(async (error) => {
+      await d.singleFlight.release(flightKey, jobId);
+      throw error;
+    });
+    if (!reservation.ok) {
+      await d.singleFlight.release(flightKey, jobId);
+      const { used, limit, resetAt } = reservation.state;
+      throw new AppError('quota_exceeded', ErrorMessages.quotaExceeded, { used, limit, resetAt: resetAt.toISOString() }, quotaHeaders(reservation.state));
+    }
+    return admitAndQueue(account, request, options, flightKey, jobId, reservation);
+  }
+
+  /**
+   * A key this process does not remember: claim the flight first, then read the cache and reserve
+   * the unit in one statement. When the key has images (or the statement reserved nothing: quota
+   * used up, window moved on), the claim is given back and the ordinary path decides.
+   */
+  async function startCold(account: QuotaAccount, request: GenerationRequest, key: CacheKey, options: StartOptions): Promise<Started> {
+    const flightKey = flightKeyOf(key, request);
+    const jobId = d.newId();
+    const joined = await claimOrJoin(flightKey, jobId);
+    if (joined) return joinedJob(account, joined);
+    const claim = await d.quota.claim(account);
+    const found = await d.cache.findCachedOrReserve(key, claim).catch(async (error) => {
+      await d.singleFlight.release(flightKey, jobId);
+      throw error;
+    });
+    if (found.reservedUsed !== null) return admitAndQueue(account, request, options, flightKey, jobId, claim.reserved(found.reservedUsed));
+    await d.singleFlight.release(flightKey, jobId);
+    return startOn(account, request, found.images, key, options);
   }
 
   /**
@@ -205,13 +257,11 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
   }
 
   return {
-    /** Reads the cache and, when it holds nothing under the key, reserves the unit in the same statement. */
+    /** From remembered images, or (a cold key) the flight claimed and the cache read with the unit reserved. */
     async start(account: QuotaAccount, request: GenerationRequest, options: StartOptions = {}): Promise<Started> {
       const key = cacheKeyOf(account.id, request);
-      const claim = await d.quota.claim(account);
-      const { images, reservedUsed } = await d.cache.findCachedOrReserve(key, claim);
-      const reserved = reservedUsed === null ? undefined : claim.reserved(reservedUsed);
-      const started = reserved ? await generate(account, request, key, options, reserved) : await startOn(account, request, images, key, options);
+      const remembered = d.cache.remembered(key);
+      const started = remembered ? await startOn(account, request, remembered, key, options) : await startCold(account, request, key, options);
       if (options.webhookUrl) await notifyWhenDone(started, options.webhookUrl);
       return started;
     },
