@@ -6,7 +6,7 @@
  * Everything it creates is removed at the end, also on failure or Ctrl-C.
  *
  * Knobs (environment): BENCH_DURATION_S (10), BENCH_FLOOR_DURATION_S (8), BENCH_WARMUP_S (2),
- * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,pipeline,worker,cost,instant, BENCH_PROFILE=0,
+ * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,embedded,pipeline,worker,cost,instant, BENCH_PROFILE=0,
  * BENCH_REPLAY_S (20).
  */
 import { execFileSync } from 'node:child_process';
@@ -26,6 +26,7 @@ import { runOverhead, runThroughput, runWorkerMemory } from './scenarios/pipelin
 import { runProfilePhase } from './scenarios/profile';
 import { runDbPaths } from './scenarios/db-paths';
 import { runGatewayMemory } from './scenarios/gateway-memory';
+import { runEmbeddedPhase } from './scenarios/embedded';
 import { createStack, type Stack } from './stack';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -142,6 +143,10 @@ async function main() {
       if (wants(ctx, 'profile') && config.profile) results.profile = await runProfilePhase(ctx, targets, RESULTS_DIR, stamp);
       if (wants(ctx, 'db')) results.dbPaths = await runDbPaths(ctx, dbInputs);
       if (wants(ctx, 'memory')) results.gatewayMemory = await runGatewayMemory(ctx, targets.find((t) => t.id === 'poll')!.target);
+    }
+    if (wants(ctx, 'embedded')) {
+      const production = results.http?.scenarios.find((s) => s.id === 'embed')?.measurement.load.latencyMs.p99;
+      results.embedded = await runEmbeddedPhase(ctx, production);
     }
 
     let pipelineAcc: BenchAccount | undefined;

@@ -16,6 +16,8 @@ import { runAutocannon, runPaced, type LoadTarget } from '../load';
 import { measure, type Measurement } from '../measure';
 import { freePort } from '../stack';
 import { logLevels, logTail, readMemory, sleep, startChild, waitFor, type Child } from '../proc';
+import { withEventLoopDelay, type EventLoopDelay } from '../event-loop';
+import { EMBED_PROMPTS, embedBodyOf } from './embedded';
 
 export interface FloorPair {
   bodyBytes: number;
@@ -41,6 +43,8 @@ export interface ScenarioResult {
   targetRatio?: number;
   elementsPerRequest?: number;
   note?: string;
+  /** The gateway's event-loop delay over the measured run. */
+  eventLoop?: EventLoopDelay;
 }
 
 export interface FixedRateResult {
@@ -138,7 +142,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
   const permImages = await api.generateAll(permAcc.keys[0], ['a quiet harbour at dawn', 'a quiet harbour at noon', 'a quiet harbour at dusk'].map((prompt) => ({ prompt, width: 256, height: 256, format: 'png' as const })));
   await operator.createPermalink(permAcc.handle, 'hero', [permImages[0].imageId!]);
   await operator.createPermalink(permAcc.handle, 'carousel', permImages.map((j) => j.imageId!));
-  const embedPrompts = Array.from({ length: 50 }, (_, i) => `embed element ${i}: a ${['fox', 'owl', 'castle', 'robot', 'garden'][i % 5]} in ${['spring', 'summer', 'autumn', 'winter', 'fog'][Math.floor(i / 5) % 5]} ${i}`);
+  const embedPrompts = EMBED_PROMPTS;
   await api.generateAll(embedAcc.keys[0], embedPrompts.map((prompt) => ({ prompt, width: 256, height: 256, format: 'png' as const })));
   log('http: data ready; stopping the worker so the gateway is measured alone');
   await stack.stopWorker();
@@ -148,7 +152,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
   const renderPath = (key: string) => `/api/v1/render?prompt=${encodeURIComponent(renderPrompt)}&key=${key}`;
   const render: LoadTarget = { base, request: { method: 'GET', path: renderPath(renderAcc.keys[0]) }, vary: (i) => ({ path: renderPath(renderAcc.keys[i % renderAcc.keys.length]) }) };
   const renderOneKey: LoadTarget = { base, request: { method: 'GET', path: renderPath(renderAcc.keys[0]) } };
-  const embedBody = JSON.stringify({ elements: embedPrompts.map((prompt, i) => ({ id: `e${i}`, prompt, width: 256, height: 256, format: 'png' })) });
+  const embedBody = embedBodyOf(embedPrompts);
   const embed: LoadTarget = { base, request: { method: 'POST', path: '/api/v1/embed/resolve', headers: { 'content-type': 'application/json' }, body: embedBody }, vary: bearer(embedAcc) };
   const runTag = Date.now().toString(36);
   // Every request of every run (warm-up, measured, fixed-rate, counting, profile) gets a prompt
@@ -224,7 +228,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
       const pair = await floorFor(first.bodyBytes, s.target);
       log(`http: ${s.id} (sample ${first.status}, ${first.bodyBytes} B)`);
       await runAutocannon(s.target, { connections: c, durationS: config.warmupS }).done;
-      const m = await measure(() => runAutocannon(s.target, { connections: c, durationS: s.durationS ?? config.durationS }), probes());
+      const { result: m, eventLoop } = await withEventLoopDelay(base, () => measure(() => runAutocannon(s.target, { connections: c, durationS: s.durationS ?? config.durationS }), probes()));
       if (s.id === 'poll') {
         peakRssUnderPollMb = m.peakRssMb;
         gatewayMemory = await memoryFromMetrics(base);
@@ -243,6 +247,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
         targetRatio: s.targetRatio,
         elementsPerRequest: s.elementsPerRequest,
         note: s.note,
+        eventLoop,
       };
       results.push(result);
       log(
