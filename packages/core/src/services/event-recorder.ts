@@ -1,6 +1,7 @@
 /**
  * Analytics events recorded off the request path: buffered in memory (bounded) and written in
- * batches. A failed write drops that batch and reports it; callers never wait on the store.
+ * batches, one at a time. A failed write drops that batch and reports it; callers never wait on
+ * the store.
  */
 export type ServiceEventType = 'generate' | 'cache_hit' | 'pin' | 'reject' | 'style_applied' | 'view' | 'impression' | 'click' | 'heart' | 'flag';
 
@@ -37,23 +38,34 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
   const now = o.now ?? (() => new Date());
   let buffer: RecordedEvent[] = [];
   let timer: NodeJS.Timeout | null = null;
-  const writes = new Set<Promise<void>>();
+  let writing: Promise<void> | null = null;
+
+  /**
+   * One batch in flight at a time, the rest waits here: a request's own query then never queues
+   * behind a pile of analytics writes (in the embedded shape the database also shares the
+   * server's thread). Events recorded meanwhile join the next batch.
+   */
+  function drain(): Promise<void> {
+    writing ??= (async () => {
+      while (buffer.length > 0) {
+        const batch = buffer.splice(0, batchSize);
+        await Promise.resolve()
+          .then(() => o.write(batch))
+          .then(
+            () => undefined,
+            (error: unknown) => o.onDropped(batch.length, 'store write failed', error),
+          );
+      }
+    })().finally(() => {
+      writing = null;
+    });
+    return writing;
+  }
 
   function flush(): Promise<void> {
     if (timer) clearTimeout(timer);
     timer = null;
-    const pending: Promise<void>[] = [...writes];
-    while (buffer.length > 0) {
-      const batch = buffer.splice(0, batchSize);
-      const write = o
-        .write(batch)
-        .then(() => undefined)
-        .catch((error) => o.onDropped(batch.length, 'store write failed', error))
-        .finally(() => writes.delete(write));
-      writes.add(write);
-      pending.push(write);
-    }
-    return Promise.all(pending).then(() => undefined);
+    return drain();
   }
 
   return {
