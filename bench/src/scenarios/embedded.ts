@@ -10,7 +10,7 @@ import type { Ctx } from '../context';
 import { withEventLoopDelay, type EventLoopDelay } from '../event-loop';
 import { runAutocannon, type LoadTarget } from '../load';
 import { measure, type Measurement } from '../measure';
-import { logTail, startChild, waitFor } from '../proc';
+import { logLevels, logTail, startChild, waitFor } from '../proc';
 import { freePort } from '../stack';
 
 export interface EmbeddedPhaseResult {
@@ -19,6 +19,8 @@ export interface EmbeddedPhaseResult {
   /** The production gateway's embed run of the same phase, for the ratio. */
   productionP99Ms?: number;
   p99VsProduction?: number;
+  /** The embedded server's log lines at warn/error over the phase, by message. */
+  warnLines?: Record<string, number>;
 }
 
 /** The 50 prompts of the embed scenarios (the production one uses the same). */
@@ -71,6 +73,7 @@ export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Prom
       eventLoop,
       productionP99Ms,
       p99VsProduction: productionP99Ms && p99 !== undefined ? Math.round((p99 / productionP99Ms) * 100) / 100 : undefined,
+      warnLines: logLevels(child),
     };
   } finally {
     await child.stop();
@@ -104,6 +107,7 @@ export function embeddedMarkdown(r: EmbeddedPhaseResult | undefined, production:
     '',
     '| Shape | ok req/s | p50 ms | p99 ms | p99 × production (target ≤ 2) | CPU µs/req | event-loop delay p50 / p99 / max ms | load avg |',
     '|---|---|---|---|---|---|---|---|',
+    ...(r.warnLines && Object.keys(r.warnLines).length ? [`Embedded server log lines at warn/error: ${Object.entries(r.warnLines).map(([k, v]) => `${v}× "${k}"`).join('; ')}.`, ''] : []),
     `| embedded (\`npm start\`) | ${f(m.load.okRps, 0)} | ${f(m.load.latencyMs.p50)} | ${f(m.load.latencyMs.p99)} | ${f(r.p99VsProduction)} (production p99 ${f(r.productionP99Ms)} ms) | ${f(m.serverCpuUsPerReq, 0)} | ${r.eventLoop ? `${f(r.eventLoop.p50Ms)} / ${f(r.eventLoop.p99Ms)} / ${f(r.eventLoop.maxMs)}` : '–'} | ${f(m.loadAvg1, 1)} |`,
     '',
   ];
