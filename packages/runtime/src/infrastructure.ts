@@ -185,6 +185,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const events = countCacheHits(createEventRecorder({
     write: (batch) => eventRepository.insertMany(batch),
     onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
+    maxWritesInFlight: db.kind === 'pglite' ? 1 : undefined,
   }), metrics);
 
   const singleFlight = redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight();

@@ -1,7 +1,6 @@
 /**
  * Analytics events recorded off the request path: buffered in memory (bounded) and written in
- * batches, one at a time. A failed write drops that batch and reports it; callers never wait on
- * the store.
+ * batches. A failed write drops that batch and reports it; callers never wait on the store.
  */
 export type ServiceEventType = 'generate' | 'cache_hit' | 'pin' | 'reject' | 'style_applied' | 'view' | 'impression' | 'click' | 'heart' | 'flag';
 
@@ -23,6 +22,12 @@ export interface EventRecorderOptions {
   flushIntervalMs?: number;
   /** Events beyond this many waiting are dropped (bounded memory when the store is down). */
   maxBuffered?: number;
+  /**
+   * Batch writes running at once (default: no limit). The embedded shape uses 1: its database
+   * runs on the server's thread, and a request's own query then never waits behind a pile of
+   * analytics writes. PostgreSQL takes them in parallel over the pool.
+   */
+  maxWritesInFlight?: number;
 }
 
 export interface EventRecorder {
@@ -36,36 +41,38 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
   const flushIntervalMs = o.flushIntervalMs ?? 1000;
   const maxBuffered = o.maxBuffered ?? 10_000;
   const now = o.now ?? (() => new Date());
+  const maxWritesInFlight = o.maxWritesInFlight ?? Infinity;
   let buffer: RecordedEvent[] = [];
   let timer: NodeJS.Timeout | null = null;
-  let writing: Promise<void> | null = null;
+  let inFlight = 0;
+  const writes = new Set<Promise<void>>();
 
-  /**
-   * One batch in flight at a time, the rest waits here: a request's own query then never queues
-   * behind a pile of analytics writes (in the embedded shape the database also shares the
-   * server's thread). Events recorded meanwhile join the next batch.
-   */
-  function drain(): Promise<void> {
-    writing ??= (async () => {
-      while (buffer.length > 0) {
-        const batch = buffer.splice(0, batchSize);
-        await Promise.resolve()
-          .then(() => o.write(batch))
-          .then(
-            () => undefined,
-            (error: unknown) => o.onDropped(batch.length, 'store write failed', error),
-          );
-      }
-    })().finally(() => {
-      writing = null;
-    });
-    return writing;
+  /** Starts batch writes while there are events and a free writer. */
+  function pump(): void {
+    while (buffer.length > 0 && inFlight < maxWritesInFlight) {
+      const batch = buffer.splice(0, batchSize);
+      inFlight++;
+      const write: Promise<void> = Promise.resolve()
+        .then(() => o.write(batch))
+        .then(
+          () => undefined,
+          (error: unknown) => o.onDropped(batch.length, 'store write failed', error),
+        )
+        .finally(() => {
+          inFlight--;
+          writes.delete(write);
+          // A capped recorder drains what waited for a writer as soon as one frees up.
+          if (Number.isFinite(maxWritesInFlight)) pump();
+        });
+      writes.add(write);
+    }
   }
 
-  function flush(): Promise<void> {
+  async function flush(): Promise<void> {
     if (timer) clearTimeout(timer);
     timer = null;
-    return drain();
+    pump();
+    while (writes.size > 0) await Promise.all([...writes]);
   }
 
   return {
