@@ -185,7 +185,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const events = countCacheHits(createEventRecorder({
     write: (batch) => eventRepository.insertMany(batch),
     onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
-    maxWritesInFlight: db.kind === 'pglite' ? 1 : undefined,
+    // PGlite runs on this thread: one small batch at a time keeps each stall of the event loop short.
+    ...(db.kind === 'pglite' && { maxWritesInFlight: 1, batchSize: 100 }),
   }), metrics);
 
   const singleFlight = redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight();
