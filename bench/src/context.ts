@@ -13,6 +13,8 @@ export interface BenchConfig {
   connections: number;
   /** Phases to run (all by default). */
   only: Set<string> | null;
+  /** HTTP scenarios to run, by id (all by default). */
+  scenarios: Set<string> | null;
   profile: boolean;
   replaySeconds: number;
 }
@@ -38,6 +40,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     warmupS: num('BENCH_WARMUP_S', 2),
     connections: num('BENCH_CONNECTIONS', 50),
     only: env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',').map((s) => s.trim())) : null,
+    scenarios: env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : null,
     profile: env.BENCH_PROFILE !== '0',
     replaySeconds: num('BENCH_REPLAY_S', 20),
   };

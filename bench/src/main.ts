@@ -26,6 +26,7 @@ import { runOverhead, runThroughput, runWorkerMemory } from './scenarios/pipelin
 import { runProfilePhase } from './scenarios/profile';
 import { runDbPaths } from './scenarios/db-paths';
 import { runEmbeddedMemory } from './scenarios/embedded-memory';
+import { runEmbeddedPhase } from './scenarios/embedded';
 import { pollTarget, runGatewayMemory } from './scenarios/gateway-memory';
 import { createStack, ensureBuilt, type Stack } from './stack';
 
@@ -148,7 +149,11 @@ async function main() {
     } else if (wants(ctx, 'memory')) {
       results.gatewayMemory = await runGatewayMemory(ctx, await pollTarget(ctx));
     }
-    if (wants(ctx, 'embedded')) results.embeddedMemory = await runEmbeddedMemory(ctx);
+    if (wants(ctx, 'embedded')) {
+      results.embeddedMemory = await runEmbeddedMemory(ctx);
+      const production = results.http?.scenarios.find((s) => s.id === 'embed')?.measurement.load.latencyMs.p99;
+      results.embedded = await runEmbeddedPhase(ctx, production);
+    }
 
     let pipelineAcc: BenchAccount | undefined;
     const ensureWorker = async (concurrency: number, modelLatencyMs: number) => {

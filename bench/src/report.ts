@@ -10,6 +10,7 @@ import type { DbPathRow } from './scenarios/db-paths';
 import type { EmbeddedMemoryResult } from './scenarios/embedded-memory';
 import type { GatewayMemoryRow } from './scenarios/gateway-memory';
 import { splitText } from './memory';
+import { embeddedMarkdown, type EmbeddedPhaseResult } from './scenarios/embedded';
 
 export interface Results {
   meta: {
@@ -36,6 +37,7 @@ export interface Results {
   workerMemory?: WorkerMemoryResult;
   workerWarnLines?: Record<string, number>;
   instant?: InstantResult;
+  embedded?: EmbeddedPhaseResult;
   cost?: {
     trace: TraceParams & { spanS: number; distinctPromptsPerAccount: number[] };
     comparison: CostComparison;
@@ -226,6 +228,8 @@ export function toMarkdown(r: Results): string {
     if (warn.length) line(`Gateway log lines at warn/error during the HTTP phase: ${warn.map(([k, v]) => `${v}× "${k}"`).join('; ')}.`);
     line();
   }
+
+  for (const l of embeddedMarkdown(r.embedded, r.http?.scenarios)) line(l);
 
   if (r.dbPaths?.length) {
     line('## Database reads of the hot paths, in isolation');

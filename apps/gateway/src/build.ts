@@ -18,16 +18,26 @@ export function buildGatewayDeps(
   // In-process caches of hot lookups, evicted through the invalidation bus when their data changes.
   const memo = createCacheMemo();
   const findCached = (key: CacheKey) => memo.find(key, (k) => infra.images.findCached(k));
+  const findCachedOrReserve = async (key: CacheKey, quota: { periodStart: Date; limit: number }) => {
+    let reservedUsed: number | null = null;
+    const images = await memo.find(key, async (k) => {
+      const found = await infra.images.findCachedOrReserve(k, quota);
+      reservedUsed = found.reservedUsed;
+      return found.images;
+    });
+    return { images, reservedUsed };
+  };
   const promptSafety = config.safety ? memoizePromptSafety(createPromptSafety(config.safety)) : null;
   const styleResolver = createStyleResolver({ findOwn: (accountId, id) => infra.styles.findOwn(accountId, id) });
   const generations = instrumentGenerations(infra.metrics, createGenerationService({
     jobStore: infra.jobStore,
     queue: infra.queue,
     quota: infra.quota,
-    cache: { findCached },
+    cache: { findCached, findCachedOrReserve, remembered: (key) => memo.peek(key) },
     singleFlight: infra.singleFlight,
     activeJobs: infra.activeJobs,
     budget: infra.budget,
+    admission: infra.admission,
     storage: infra.storage,
     events: infra.events,
     webhooks: infra.webhookNotifier,

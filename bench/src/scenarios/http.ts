@@ -17,6 +17,8 @@ import { measure, type Measurement } from '../measure';
 import { freePort } from '../stack';
 import { memorySplit, type MemorySplit } from '../memory';
 import { logLevels, logTail, readMemory, sleep, startChild, waitFor, type Child } from '../proc';
+import { withEventLoopDelay, type EventLoopDelay } from '../event-loop';
+import { EMBED_PROMPTS, embedBodyOf } from './embedded';
 
 export interface FloorPair {
   bodyBytes: number;
@@ -42,6 +44,8 @@ export interface ScenarioResult {
   targetRatio?: number;
   elementsPerRequest?: number;
   note?: string;
+  /** The gateway's event-loop delay over the measured run. */
+  eventLoop?: EventLoopDelay;
 }
 
 export interface FixedRateResult {
@@ -122,7 +126,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
   const permImages = await api.generateAll(permAcc.keys[0], ['a quiet harbour at dawn', 'a quiet harbour at noon', 'a quiet harbour at dusk'].map((prompt) => ({ prompt, width: 256, height: 256, format: 'png' as const })));
   await operator.createPermalink(permAcc.handle, 'hero', [permImages[0].imageId!]);
   await operator.createPermalink(permAcc.handle, 'carousel', permImages.map((j) => j.imageId!));
-  const embedPrompts = Array.from({ length: 50 }, (_, i) => `embed element ${i}: a ${['fox', 'owl', 'castle', 'robot', 'garden'][i % 5]} in ${['spring', 'summer', 'autumn', 'winter', 'fog'][Math.floor(i / 5) % 5]} ${i}`);
+  const embedPrompts = EMBED_PROMPTS;
   await api.generateAll(embedAcc.keys[0], embedPrompts.map((prompt) => ({ prompt, width: 256, height: 256, format: 'png' as const })));
   log('http: data ready; stopping the worker so the gateway is measured alone');
   await stack.stopWorker();
@@ -132,7 +136,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
   const renderPath = (key: string) => `/api/v1/render?prompt=${encodeURIComponent(renderPrompt)}&key=${key}`;
   const render: LoadTarget = { base, request: { method: 'GET', path: renderPath(renderAcc.keys[0]) }, vary: (i) => ({ path: renderPath(renderAcc.keys[i % renderAcc.keys.length]) }) };
   const renderOneKey: LoadTarget = { base, request: { method: 'GET', path: renderPath(renderAcc.keys[0]) } };
-  const embedBody = JSON.stringify({ elements: embedPrompts.map((prompt, i) => ({ id: `e${i}`, prompt, width: 256, height: 256, format: 'png' })) });
+  const embedBody = embedBodyOf(embedPrompts);
   const embed: LoadTarget = { base, request: { method: 'POST', path: '/api/v1/embed/resolve', headers: { 'content-type': 'application/json' }, body: embedBody }, vary: bearer(embedAcc) };
   const runTag = Date.now().toString(36);
   // Every request of every run (warm-up, measured, fixed-rate, counting, profile) gets a prompt
@@ -147,7 +151,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
     }),
   };
 
-  const scenarios: Array<{ id: string; title: string; request: string; target: LoadTarget; targetRatio?: number; elementsPerRequest?: number; durationS?: number; note?: string }> = [
+  const allScenarios: Array<{ id: string; title: string; request: string; target: LoadTarget; targetRatio?: number; elementsPerRequest?: number; durationS?: number; note?: string }> = [
     { id: 'poll', title: 'Poll a completed job', request: 'GET /api/v1/job/:id (Bearer)', target: poll, targetRatio: 0.6 },
     { id: 'permalink', title: 'Permalink redirect (1 image)', request: 'GET /api/img/{handle}/hero', target: { base, request: { method: 'GET', path: `/api/img/${permAcc.handle}/hero` } }, targetRatio: 0.6 },
     {
@@ -169,6 +173,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
     { id: 'embed', title: 'Embed resolve, 50 cached elements', request: 'POST /api/v1/embed/resolve (50 elements, 64 keys)', target: embed, targetRatio: 0.2, elementsPerRequest: 50 },
     { id: 'generate', title: 'Enqueue a fresh generation', request: 'POST /api/v1/generate, distinct prompts (96 keys)', target: generate, targetRatio: 0.3 },
   ];
+  const scenarios = allScenarios.filter((s) => !config.scenarios || config.scenarios.has(s.id));
 
   // --- floors ----------------------------------------------------------------------------------
   const expressFloor = await startFloor(ctx, 'express');
@@ -207,7 +212,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
       const pair = await floorFor(first.bodyBytes, s.target);
       log(`http: ${s.id} (sample ${first.status}, ${first.bodyBytes} B)`);
       await runAutocannon(s.target, { connections: c, durationS: config.warmupS }).done;
-      const m = await measure(() => runAutocannon(s.target, { connections: c, durationS: s.durationS ?? config.durationS }), probes());
+      const { result: m, eventLoop } = await withEventLoopDelay(base, () => measure(() => runAutocannon(s.target, { connections: c, durationS: s.durationS ?? config.durationS }), probes()));
       if (s.id === 'poll') {
         peakRssUnderPollMb = m.peakRssMb;
         gatewayMemory = await memorySplit(base, stack.gateway!.pid);
@@ -226,6 +231,7 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
         targetRatio: s.targetRatio,
         elementsPerRequest: s.elementsPerRequest,
         note: s.note,
+        eventLoop,
       };
       results.push(result);
       log(

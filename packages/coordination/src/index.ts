@@ -5,3 +5,4 @@ export * from './invalidation-bus';
 export * from './idempotency-store';
 export * from './active-jobs';
 export * from './budget-counter';
+export * from './job-admission';

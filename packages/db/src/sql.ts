@@ -14,7 +14,16 @@ export interface SqlClient {
   query<Row>(text: string, params: readonly unknown[]): Promise<Row[]>;
   /** A statement without a result set; how many rows it touched. */
   execute(text: string, params: readonly unknown[]): Promise<number>;
+  /**
+   * Bulk insert through COPY (PGlite only: its COPY reads an in-memory blob). In the embedded
+   * shape the database runs on the HTTP server's thread, and an analytics batch through COPY costs
+   * about a third of the same rows through one INSERT … SELECT FROM jsonb_to_recordset.
+   */
+  copyRows?(table: string, columns: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | null>>): Promise<number>;
 }
+
+/** One CSV record: every value quoted (quotes doubled), NULL as an unquoted empty field. */
+export const csvRecord = (values: ReadonlyArray<string | null>): string => values.map((v) => (v === null ? '' : `"${v.replaceAll('"', '""')}"`)).join(',');
 
 export const pgSqlClient = (pool: pg.Pool): SqlClient => ({
   async query<Row>(text: string, params: readonly unknown[]) {
@@ -31,5 +40,11 @@ export const pgliteSqlClient = (pglite: PGlite): SqlClient => ({
   },
   async execute(text, params) {
     return (await pglite.query(text, params.map(realmSafeArg))).affectedRows ?? 0;
+  },
+  async copyRows(table, columns, rows) {
+    if (rows.length === 0) return 0;
+    const csv = rows.map(csvRecord).join('\n');
+    await pglite.query(`COPY "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`, [], { blob: new Blob([csv]) });
+    return rows.length;
   },
 });

@@ -1,5 +1,6 @@
 export { createMemoryJobStore, type MemoryJobStoreOptions } from './memory-job-store';
-export { createRedisJobStore, type RedisJobStoreOptions } from './redis-job-store';
+export { createRedisJobStore, redisJobKey, type RedisJobStoreOptions } from './redis-job-store';
+export { decodeJobFields, encodeJobFields } from './job-record-codec';
 export { createInProcessGenerationQueue, type InProcessQueueOptions } from './in-process-queue';
 export {
   bullQueueKeys,

@@ -32,8 +32,11 @@ const UPDATE_SHA = createHash('sha1').update(UPDATE_IF_EXISTS).digest('hex');
 
 const IDENTITY_FIELDS = new Set(['jobId', 'accountId', 'createdAt', 'request']);
 
+/** The hash of one job. */
+export const redisJobKey = (prefix: string, jobId: string) => `${prefix}job:${jobId}`;
+
 export function createRedisJobStore({ redis, prefix }: RedisJobStoreOptions): JobStore {
-  const keyOf = (jobId: string) => `${prefix}job:${jobId}`;
+  const keyOf = (jobId: string) => redisJobKey(prefix, jobId);
 
   const runUpdate = async (key: string, args: string[]): Promise<number> => {
     try {

@@ -19,12 +19,14 @@ import {
   type SingleFlight,
   type ActiveJobs,
   type BudgetCounter,
+  type JobAdmission,
   type IdempotencyStore,
   type Storage,
   type Mailer,
 } from '@promptpix/core';
 import {
   createLocalInvalidationBus,
+  createComposedJobAdmission,
   createMemoryActiveJobs,
   createMemoryBudgetCounter,
   createMemoryIdempotencyStore,
@@ -33,6 +35,7 @@ import {
   createRedisActiveJobs,
   createRedisBudgetCounter,
   createRedisIdempotencyStore,
+  createRedisJobAdmission,
   createRedisInvalidationBus,
   createRedisRateLimiter,
   createRedisSingleFlight,
@@ -90,6 +93,8 @@ export interface Infrastructure {
   activeJobs: ActiveJobs;
   /** Fresh generations publishable keys started, per client and key, hour and day. */
   budget: BudgetCounter;
+  /** The last step of starting a job: cap slot and job record (one Redis script in production). */
+  admission: JobAdmission;
   /** Credential changes announced to every gateway process. */
   invalidation: InvalidationBus;
   /** Webhooks (README, "Webhooks"): the delivery log and secrets, the delivery queue, and who is told when a job finishes. */
@@ -190,7 +195,12 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const events = countCacheHits(createEventRecorder({
     write: (batch) => eventRepository.insertMany(batch),
     onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
+    // PGlite runs on this thread: one small batch at a time keeps each stall of the event loop short.
+    ...(db.kind === 'pglite' && { maxWritesInFlight: 1, batchSize: 100 }),
   }), metrics);
+
+  const singleFlight = redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight();
+  const activeJobs = redis ? createRedisActiveJobs({ redis, prefix }) : createMemoryActiveJobs();
 
   return {
     db,
@@ -210,9 +220,10 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     events,
     eventStore: eventRepository,
     rateLimiter: redis ? createRedisRateLimiter({ redis, prefix }) : createMemoryRateLimiter(),
-    singleFlight: redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight(),
+    singleFlight,
     idempotency: redis ? createRedisIdempotencyStore({ redis, prefix }) : createMemoryIdempotencyStore(),
-    activeJobs: redis ? createRedisActiveJobs({ redis, prefix }) : createMemoryActiveJobs(),
+    activeJobs,
+    admission: redis ? createRedisJobAdmission({ redis, prefix }) : createComposedJobAdmission({ activeJobs, jobStore }),
     budget: redis ? createRedisBudgetCounter({ redis, prefix }) : createMemoryBudgetCounter(),
     invalidation,
     webhookStore,

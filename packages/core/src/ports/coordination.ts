@@ -1,3 +1,5 @@
+import type { JobRecord } from './job-store';
+
 export interface RateLimitDecision {
   allowed: boolean;
   limit: number;
@@ -92,3 +94,22 @@ export type InvalidationMessage =
   | { kind: 'images'; accountId: string }
   /** A running job was cancelled: the worker running it stops its model call. */
   | { kind: 'job-cancelled'; jobId: string };
+
+export interface AdmissionRequest {
+  /** Written when admitted; its `jobId` takes the cap slot. */
+  job: JobRecord;
+  ttlSeconds: number;
+  nowMs: number;
+  /** The per-key cap on jobs in progress (README, "Abuse limits"). */
+  cap?: { bucket: string; limit: number };
+}
+
+/**
+ * The last step of starting a job: take a slot under the key's cap and write the job record, in
+ * one step. Production does it in one Redis script (one round trip, atomic); the embedded shape
+ * composes the in-process ports.
+ */
+export interface JobAdmission {
+  /** 'capped' (nothing written) when the key already has `cap.limit` jobs in progress. */
+  open(request: AdmissionRequest): Promise<'opened' | 'capped'>;
+}

@@ -67,4 +67,36 @@ describe('cache memo and seeds', () => {
     const found = await memo.findMany('acc', [key('p', 'acc', 7), key('p', 'acc', 9), key('p')], async () => rows);
     expect(found.map((images) => images.map((i) => i.id))).toEqual([['s7'], [], ['s7', 's8']]);
   });
+
+  it('findMany: concurrent misses of the same keys share one read; after an eviction a new read starts', async () => {
+    const memo = createCacheMemo();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const read = jest.fn(async (_a: string, keys: CacheKey[]) => {
+      await gate;
+      return keys.map((k) => ({ ...image(`img-${k.normalizedPrompt}`), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null, negativePrompt: null }));
+    });
+    const keys = [key('herd-1'), key('herd-2')];
+    const answers = Array.from({ length: 20 }, () => memo.findMany('acc', keys, read));
+    // An image change while the read runs: a request from now on does not take the older read's answer.
+    memo.invalidate({ kind: 'images', accountId: 'acc' });
+    const after = memo.findMany('acc', keys, read);
+    release();
+    const all = await Promise.all([...answers, after]);
+    expect(read).toHaveBeenCalledTimes(2);
+    for (const images of all) expect(images.map((i) => i.map((x) => x.id))).toEqual([['img-herd-1'], ['img-herd-2']]);
+  });
+
+  it('findMany: a failed shared read fails every request that joined it, and the next one reads again', async () => {
+    const memo = createCacheMemo();
+    const failing = jest.fn(async () => {
+      throw new Error('db down');
+    });
+    const results = await Promise.allSettled([memo.findMany('acc', [key('down')], failing), memo.findMany('acc', [key('down')], failing)]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(failing).toHaveBeenCalledTimes(1);
+    const ok = jest.fn(async () => []);
+    await memo.findMany('acc', [key('down')], ok);
+    expect(ok).toHaveBeenCalledTimes(1);
+  });
 });

@@ -13,6 +13,12 @@ export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxEntr
   const maxEntries = o.maxEntries ?? 50_000;
   const entries = new Map<string, { accountId: string; images: CachedImage[]; expiresAt: number }>();
   let generation = 0;
+  /**
+   * findMany's reads in progress, by key: when remembered keys expire together (an embed batch's
+   * 50), the concurrent requests that miss them share one read instead of queueing one each
+   * (PGlite runs them one at a time, on the server's thread).
+   */
+  const reading = new Map<string, { startedAt: number; images: Promise<CachedImage[]> }>();
 
   const get = (id: string): CachedImage[] | undefined => {
     const hit = entries.get(id);
@@ -27,6 +33,9 @@ export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxEntr
   };
 
   return {
+    /** The images under one key if remembered (no read). */
+    peek: (key: CacheKey): CachedImage[] | undefined => get(keyOf(key)),
+
     /** The images under one key, from memory or from `read`. */
     async find(key: CacheKey, read: (key: CacheKey) => Promise<CachedImage[]>): Promise<CachedImage[]> {
       const id = keyOf(key);
@@ -50,22 +59,38 @@ export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxEntr
       const ids = keys.map(keyOf);
       const found = new Map<string, CachedImage[]>();
       const missing = new Map<string, CacheKey>();
+      const joined = new Map<string, Promise<CachedImage[]>>();
       ids.forEach((id, i) => {
-        if (found.has(id) || missing.has(id)) return;
+        if (found.has(id) || missing.has(id) || joined.has(id)) return;
         const hit = get(id);
+        const running = reading.get(id);
         if (hit) found.set(id, hit);
+        // A read of this key already running (and started since the last eviction) answers us too.
+        else if (running && running.startedAt === generation) joined.set(id, running.images);
         else missing.set(id, keys[i]);
       });
       if (missing.size > 0) {
         const startedAt = generation;
-        const rows = await read(accountId, [...missing.values()]);
-        const fresh = new Map<string, CachedImage[]>([...missing.keys()].map((id) => [id, []]));
-        for (const row of rows) for (const key of cacheKeysOfRow(accountId, row)) fresh.get(keyOf(key))?.push(row);
-        for (const [id, images] of fresh) {
-          put(id, accountId, images, startedAt);
-          found.set(id, images);
+        const batch = read(accountId, [...missing.values()]).then((rows) => {
+          const fresh = new Map<string, CachedImage[]>([...missing.keys()].map((id) => [id, []]));
+          for (const row of rows) for (const key of cacheKeysOfRow(accountId, row)) fresh.get(keyOf(key))?.push(row);
+          for (const [id, images] of fresh) put(id, accountId, images, startedAt);
+          return fresh;
+        });
+        const entries = [...missing.keys()].map((id) => {
+          const images = batch.then((fresh) => fresh.get(id)!);
+          // Awaited only by requests that join; a failure is theirs (and ours, through `batch`).
+          images.catch(() => undefined);
+          return [id, { startedAt, images }] as const;
+        });
+        for (const [id, entry] of entries) reading.set(id, entry);
+        try {
+          for (const [id, images] of await batch) found.set(id, images);
+        } finally {
+          for (const [id, entry] of entries) if (reading.get(id) === entry) reading.delete(id);
         }
       }
+      for (const [id, images] of joined) found.set(id, await images);
       return ids.map((id) => found.get(id)!);
     },
 

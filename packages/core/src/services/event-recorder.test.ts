@@ -65,4 +65,51 @@ describe('event recorder', () => {
     await recorder.close();
     expect(written).toHaveLength(5);
   });
+
+  it('with one write in flight at most, the next batch waits for it, and close waits for all', async () => {
+    const started: number[] = [];
+    const finish: Array<() => void> = [];
+    const write = (b: RecordedEvent[]) => {
+      started.push(b.length);
+      return new Promise<void>((resolve) => finish.push(resolve));
+    };
+    const recorder = createEventRecorder({ write, onDropped: jest.fn(), batchSize: 2, flushIntervalMs: 10_000, maxWritesInFlight: 1 });
+    for (let i = 0; i < 5; i++) recorder.record(event(i));
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual([2]);
+    let closed = false;
+    const closing = recorder.close().then(() => (closed = true));
+    finish[0]();
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual([2, 2]);
+    finish[1]();
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual([2, 2, 1]);
+    expect(closed).toBe(false);
+    finish[2]();
+    await closing;
+    expect(closed).toBe(true);
+  });
+
+  it('a write that throws at once is reported like a failed one', async () => {
+    const onDropped = jest.fn();
+    const recorder = createEventRecorder({ write: () => { throw new Error('no connection'); }, onDropped, flushIntervalMs: 10_000 });
+    recorder.record(event(1));
+    await expect(recorder.flush()).resolves.toBeUndefined();
+    expect(onDropped).toHaveBeenCalledWith(1, 'store write failed', expect.any(Error));
+  });
+
+  it('without a limit, full batches are written in parallel', async () => {
+    let running = 0;
+    let most = 0;
+    const write = async () => {
+      most = Math.max(most, ++running);
+      await new Promise((r) => setTimeout(r, 5));
+      running--;
+    };
+    const recorder = createEventRecorder({ write, onDropped: jest.fn(), batchSize: 2, flushIntervalMs: 10_000 });
+    for (let i = 0; i < 6; i++) recorder.record(event(i));
+    await recorder.close();
+    expect(most).toBe(3);
+  });
 });

@@ -28,6 +28,12 @@ export interface EventRecorderOptions {
    * in 500 takes about 20; a store that is down fails them all, and this bounds that cost.
    */
   maxWritesPerBatch?: number;
+  /**
+   * Batch writes running at once (default: no limit). The embedded shape uses 1: its database
+   * runs on the server's thread, and a request's own query then never waits behind a pile of
+   * analytics writes. PostgreSQL takes them in parallel over the pool.
+   */
+  maxWritesInFlight?: number;
 }
 
 export interface EventRecorder {
@@ -44,6 +50,8 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
   let buffer: RecordedEvent[] = [];
   let timer: NodeJS.Timeout | null = null;
   const maxWritesPerBatch = o.maxWritesPerBatch ?? 64;
+  const maxWritesInFlight = o.maxWritesInFlight ?? Infinity;
+  let inFlight = 0;
   const writes = new Set<Promise<void>>();
 
   /** Writes a batch, halving what fails; resolves to the rows left unwritten and the first error. */
@@ -75,21 +83,30 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
     return { dropped, error: firstError };
   }
 
-  function flush(): Promise<void> {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    const pending: Promise<void>[] = [...writes];
-    while (buffer.length > 0) {
+  /** Starts batch writes while there are events and a free writer. */
+  function pump(): void {
+    while (buffer.length > 0 && inFlight < maxWritesInFlight) {
       const batch = buffer.splice(0, batchSize);
-      const write = writeSplitting(batch)
+      inFlight++;
+      const write: Promise<void> = writeSplitting(batch)
         .then(({ dropped, error }) => {
           if (dropped > 0) o.onDropped(dropped, 'store write failed', error);
         })
-        .finally(() => writes.delete(write));
+        .finally(() => {
+          inFlight--;
+          writes.delete(write);
+          // A capped recorder drains what waited for a writer as soon as one frees up.
+          if (Number.isFinite(maxWritesInFlight)) pump();
+        });
       writes.add(write);
-      pending.push(write);
     }
-    return Promise.all(pending).then(() => undefined);
+  }
+
+  async function flush(): Promise<void> {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    pump();
+    while (writes.size > 0) await Promise.all([...writes]);
   }
 
   return {

@@ -1,6 +1,6 @@
 import { ErrorMessages, type GenerationRequest } from '@promptpix/contracts';
 import { AppError } from '../errors';
-import type { ActiveJobs, BudgetCounter, SingleFlight } from '../ports/coordination';
+import type { ActiveJobs, BudgetCounter, JobAdmission, SingleFlight } from '../ports/coordination';
 import { budgetExceededMessage, type BudgetName, type BudgetWindow } from '../publishable-budget';
 import type { GenerationQueue } from '../ports/queue';
 import type { JobRecord, JobStore } from '../ports/job-store';
@@ -10,13 +10,20 @@ import { cacheKeyOf, decideFromCache, flightKeyOf, type CacheKey, type CachedIma
 import type { EventRecorder } from './event-recorder';
 import { releaseJobHolds } from './job-holds';
 import type { WebhookNotifier } from './webhook-notifier';
-import type { QuotaAccount, QuotaService } from './quota-service';
+import type { QuotaAccount, QuotaService, Reservation } from './quota-service';
 
 export const JOB_TTL_SECONDS = 3600;
 
 /** The images stored under one cache key (originals and variants), in one query. */
 export interface RenderCacheStore {
   findCached(key: CacheKey): Promise<CachedImage[]>;
+  /** The images under a key when this process remembers them (no I/O), else undefined. */
+  remembered(key: CacheKey): CachedImage[] | undefined;
+  /**
+   * The same images and, only when there are none, a quota unit reserved in the window
+   * `periodStart` under `limit`, in one statement: `reservedUsed` is the new used, or null.
+   */
+  findCachedOrReserve(key: CacheKey, quota: { periodStart: Date; limit: number }): Promise<{ images: CachedImage[]; reservedUsed: number | null }>;
 }
 
 export interface GenerationServiceDeps {
@@ -26,6 +33,7 @@ export interface GenerationServiceDeps {
   cache: RenderCacheStore;
   singleFlight: SingleFlight;
   activeJobs: ActiveJobs;
+  admission: JobAdmission;
   /** Counters of fresh generations started through publishable keys. */
   budget: BudgetCounter;
   storage: Pick<Storage, 'publicUrl'>;
@@ -58,6 +66,11 @@ export interface StartOptions {
   fresh?: FreshLimits;
 }
 
+/** Units taken from a publishable key's budgets, to give back if the generation does not start. */
+interface FreshSpent {
+  giveBack(): Promise<void>;
+}
+
 /** What a publishable key may start (../publishable-budget.ts), checked only where a fresh generation would start. */
 export interface FreshLimits {
   /** Set when this request may not start fresh work at all (an unsigned prompt on a signed-mode key): the error. */
@@ -85,35 +98,22 @@ export interface Started {
  * 3. an identical request already in flight is joined (one generation, one quota unit);
  * 4. otherwise a quota unit is reserved and a fresh generation queued.
  * Only 4 costs quota. A queue or job-store failure refunds the unit and answers 503.
+ *
+ * A fresh generation's wire (docs/architecture.md, "Starting a job"): the flight claim, one SQL
+ * statement that reads the cache and reserves the unit, one JobAdmission call (cap slot and job
+ * record), one queue add. The claim comes before the lookup so that an identical job cannot
+ * finish unseen between them, and before the reservation so that a joiner never takes a unit.
  */
 export const createGenerationService = (d: GenerationServiceDeps) => {
-  /** Takes a slot of the caller's cap for `jobId`; the record's `activeSlot` lets the worker give it back. */
-  async function admit(caller: Caller | undefined, jobId: string): Promise<Partial<JobRecord>> {
-    if (!caller) return {};
-    const { admitted } = await d.activeJobs.admit(caller.keyId, jobId, caller.activeJobLimit, JOB_TTL_SECONDS, d.now().getTime());
-    if (!admitted) {
-      throw new AppError('rate_limited', ErrorMessages.tooManyActiveJobs, { retryAfterMs: ACTIVE_JOBS_RETRY_MS }, { 'Retry-After': String(ACTIVE_JOBS_RETRY_MS / 1000) });
-    }
-    return { activeSlot: caller.keyId };
-  }
+  const tooManyActiveJobs = () =>
+    new AppError('rate_limited', ErrorMessages.tooManyActiveJobs, { retryAfterMs: ACTIVE_JOBS_RETRY_MS }, { 'Retry-After': String(ACTIVE_JOBS_RETRY_MS / 1000) });
 
+  /** Writes the job's record under the caller's cap (the record's `activeSlot` lets the worker give the slot back). */
+  const open = (job: JobRecord, caller: Caller | undefined) =>
+    d.admission.open({ job, ttlSeconds: JOB_TTL_SECONDS, nowMs: d.now().getTime(), cap: caller && { bucket: caller.keyId, limit: caller.activeJobLimit } });
 
-  /**
-   * A publishable key's limits, before the quota so a refused generation costs nothing: a
-   * refusal, or one unit from each budget window (one round trip), given back if the generation
-   * does not start after all.
-   */
-  async function spendFreshLimits(fresh: FreshLimits | undefined): Promise<{ giveBack(): Promise<void> }> {
-    if (!fresh) return { giveBack: async () => {} };
-    if (fresh.refusal) throw new AppError('forbidden', fresh.refusal);
-    const taken = await d.budget.take(fresh.windows);
-    if (!taken.taken) {
-      const name = fresh.windows[taken.full].name;
-      fresh.onExceeded(name);
-      throw new AppError('rate_limited', budgetExceededMessage(name));
-    }
-    return { giveBack: () => d.budget.giveBack(fresh.windows.map((w) => w.counter)).catch((e) => d.onError('could not give back a budget unit', e)) };
-  }
+  const slotOf = (caller: Caller | undefined): Partial<JobRecord> => (caller ? { activeSlot: caller.keyId } : {});
+
 
   const newRecord = (accountId: string, request: GenerationRequest, extra: Partial<JobRecord>): JobRecord => ({
     jobId: d.newId(),
@@ -124,9 +124,9 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
     ...extra,
   });
 
+  /** Queues a job whose record is written. */
   async function enqueue(job: JobRecord, undo: () => Promise<void>): Promise<void> {
     try {
-      await d.jobStore.create(job, JOB_TTL_SECONDS);
       await d.queue.enqueue({ v: 1, jobId: job.jobId });
     } catch (error) {
       d.onError('could not enqueue a job', error);
@@ -157,29 +157,91 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
       d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.image.id, metadata: { jobId: job.jobId } });
       return { job, quota, outcome: 'cached' };
     }
-    const jobId = d.newId();
-    const job: JobRecord = { ...newRecord(account.id, request, { deriveFrom: decision.source.id, ...(await admit(caller, jobId)), ...(webhookUrl && { webhookUrl }), ...(cancelAt && { cancelAt }), ...permalinksOf(options) }), jobId };
+    const job = newRecord(account.id, request, { deriveFrom: decision.source.id, ...slotOf(caller), ...(webhookUrl && { webhookUrl }), ...(cancelAt && { cancelAt }), ...permalinksOf(options) });
+    if ((await open(job, caller)) === 'capped') throw tooManyActiveJobs();
     await enqueue(job, () => releaseJobHolds(d, job));
     d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.source.id, metadata: { jobId: job.jobId, derived: true } });
     return { job, quota, outcome: 'derived' };
   }
 
-  async function generate(account: QuotaAccount, request: GenerationRequest, key: CacheKey, options: StartOptions): Promise<Started> {
-    const { caller, webhookUrl, cancelAt } = options;
-    const flightKey = flightKeyOf(key, request);
-    const jobId = d.newId();
-    // Join an identical generation in flight. Its holder may still be between claiming the key
-    // and writing the job record, so a missing record is waited for briefly before taking over.
+  /**
+   * Claims `flightKey` for `jobId`, or returns the live job holding it. Its holder may still be
+   * between claiming the key and writing the job record, so a missing record is waited for
+   * briefly before taking over.
+   */
+  async function claimOrJoin(flightKey: string, jobId: string): Promise<JobRecord | null> {
     for (let attempt = 0; ; attempt++) {
       const holder = await d.singleFlight.claim(flightKey, jobId, JOB_TTL_SECONDS);
-      if (holder === null) break;
+      if (holder === null) return null;
       const joined = await d.jobStore.get(holder);
-      if (joined && joined.status !== 'failed') return { job: joined, quota: await d.quota.peek(account), outcome: 'joined' };
+      if (joined && joined.status !== 'failed') return joined;
       if (attempt >= 40) throw new AppError('unavailable', ErrorMessages.serviceUnavailable, {}, { 'Retry-After': '1' });
       if (joined || attempt >= 20) await d.singleFlight.release(flightKey, holder);
       else await new Promise((r) => setTimeout(r, 25));
     }
+  }
 
+  /**
+   * A publishable key's limits, before the quota so a refused generation costs nothing: a
+   * refusal, or one unit from each budget window (one round trip), given back if the generation
+   * does not start after all.
+   */
+  async function spendFreshLimits(fresh: FreshLimits | undefined): Promise<FreshSpent> {
+    if (!fresh) return { giveBack: async () => {} };
+    if (fresh.refusal) throw new AppError('forbidden', fresh.refusal);
+    const taken = await d.budget.take(fresh.windows);
+    if (!taken.taken) {
+      const name = fresh.windows[taken.full].name;
+      fresh.onExceeded(name);
+      throw new AppError('rate_limited', budgetExceededMessage(name));
+    }
+    return { giveBack: () => d.budget.giveBack(fresh.windows.map((w) => w.counter)).catch((e) => d.onError('could not give back a budget unit', e)) };
+  }
+
+  const joinedJob = async (account: QuotaAccount, job: JobRecord): Promise<Started> => ({ job, quota: await d.quota.peek(account), outcome: 'joined' });
+
+  /** With the flight claimed and the unit reserved: the cap slot and the record, then the queue. */
+  async function admitAndQueue(account: QuotaAccount, request: GenerationRequest, options: StartOptions, flightKey: string, jobId: string, reservation: Reservation & { ok: true }, budget: FreshSpent): Promise<Started> {
+    const { caller, webhookUrl, cancelAt } = options;
+    const giveBack = async () => {
+      await budget.giveBack();
+      await d.quota.refund(account.id, reservation.periodStart);
+      await d.singleFlight.release(flightKey, jobId);
+    };
+    const job: JobRecord = {
+      ...newRecord(account.id, request, {
+        quotaCharged: true,
+        quotaPeriodStart: reservation.periodStart.toISOString(),
+        flightKey,
+        ...slotOf(caller),
+        ...(webhookUrl && { webhookUrl }),
+        ...(cancelAt && { cancelAt }),
+        ...permalinksOf(options),
+      }),
+      jobId,
+    };
+    // After the quota: out of generations is the answer that matters more, and the cap is rarely hit.
+    const admitted = await open(job, caller).catch(async (error: unknown) => {
+      await giveBack().catch((e: unknown) => d.onError('undo after a failed admission failed', e));
+      throw error;
+    });
+    if (admitted === 'capped') {
+      await giveBack();
+      throw tooManyActiveJobs();
+    }
+    await enqueue(job, async () => {
+      await budget.giveBack();
+      await d.quota.refund(account.id, reservation.periodStart);
+      await releaseJobHolds(d, job);
+    });
+    return { job, quota: reservation.state, outcome: 'generated' };
+  }
+
+  async function generate(account: QuotaAccount, request: GenerationRequest, key: CacheKey, options: StartOptions): Promise<Started> {
+    const flightKey = flightKeyOf(key, request);
+    const jobId = d.newId();
+    const joined = await claimOrJoin(flightKey, jobId);
+    if (joined) return joinedJob(account, joined);
     const budget = await spendFreshLimits(options.fresh).catch(async (error) => {
       await d.singleFlight.release(flightKey, jobId);
       throw error;
@@ -194,31 +256,36 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
       await d.singleFlight.release(flightKey, jobId);
       throw quotaExceededError(reservation.state);
     }
-    // After the quota: out of generations is the answer that matters more, and the cap is rarely hit.
-    const slot = await admit(caller, jobId).catch(async (error) => {
-      await budget.giveBack();
-      await d.quota.refund(account.id, reservation.periodStart);
+    return admitAndQueue(account, request, options, flightKey, jobId, reservation, budget);
+  }
+
+  /**
+   * A key this process does not remember: claim the flight first, then read the cache and reserve
+   * the unit in one statement. When the key has images (or the statement reserved nothing: quota
+   * used up, window moved on), the claim is given back and the ordinary path decides.
+   */
+  async function startCold(account: QuotaAccount, request: GenerationRequest, key: CacheKey, options: StartOptions): Promise<Started> {
+    const flightKey = flightKeyOf(key, request);
+    const jobId = d.newId();
+    const joined = await claimOrJoin(flightKey, jobId);
+    if (joined) return joinedJob(account, joined);
+    const claim = await d.quota.claim(account);
+    const found = await d.cache.findCachedOrReserve(key, claim).catch(async (error) => {
       await d.singleFlight.release(flightKey, jobId);
       throw error;
     });
-    const job: JobRecord = {
-      ...newRecord(account.id, request, {
-        quotaCharged: true,
-        quotaPeriodStart: reservation.periodStart.toISOString(),
-        flightKey,
-        ...slot,
-        ...(webhookUrl && { webhookUrl }),
-        ...(cancelAt && { cancelAt }),
-        ...permalinksOf(options),
-      }),
-      jobId,
-    };
-    await enqueue(job, async () => {
-      await budget.giveBack();
-      await d.quota.refund(account.id, reservation.periodStart);
-      await releaseJobHolds(d, job);
-    });
-    return { job, quota: reservation.state, outcome: 'generated' };
+    if (found.reservedUsed !== null) {
+      const reservation = claim.reserved(found.reservedUsed);
+      // Here the unit is reserved first (one statement with the lookup); a refused budget gives it back.
+      const budget = await spendFreshLimits(options.fresh).catch(async (error) => {
+        await d.quota.refund(account.id, reservation.periodStart);
+        await d.singleFlight.release(flightKey, jobId);
+        throw error;
+      });
+      return admitAndQueue(account, request, options, flightKey, jobId, reservation, budget);
+    }
+    await d.singleFlight.release(flightKey, jobId);
+    return startOn(account, request, found.images, key, options);
   }
 
   /**
@@ -232,15 +299,23 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
   }
 
   /** Like start, with the cache key's stored images already read (embed reads a batch in one query). */
+  const startOn = async (account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[], key: CacheKey, options: StartOptions): Promise<Started> =>
+    (await fromCache(account, request, candidates, options)) ?? (await generate(account, request, key, options));
+
   async function startWithCandidates(account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[], options: StartOptions = {}): Promise<Started> {
-    const started = (await fromCache(account, request, candidates, options)) ?? (await generate(account, request, cacheKeyOf(account.id, request), options));
+    const started = await startOn(account, request, candidates, cacheKeyOf(account.id, request), options);
     if (options.webhookUrl) await notifyWhenDone(started, options.webhookUrl);
     return started;
   }
 
   return {
+    /** From remembered images, or (a cold key) the flight claimed and the cache read with the unit reserved. */
     async start(account: QuotaAccount, request: GenerationRequest, options: StartOptions = {}): Promise<Started> {
-      return startWithCandidates(account, request, await d.cache.findCached(cacheKeyOf(account.id, request)), options);
+      const key = cacheKeyOf(account.id, request);
+      const remembered = d.cache.remembered(key);
+      const started = remembered ? await startOn(account, request, remembered, key, options) : await startCold(account, request, key, options);
+      if (options.webhookUrl) await notifyWhenDone(started, options.webhookUrl);
+      return started;
     },
     startWithCandidates,
   };

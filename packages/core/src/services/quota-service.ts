@@ -66,6 +66,16 @@ export const createQuotaService = (d: { store: QuotaStore; monthlyGenerations: R
       return { ok: false, state: { used: limit, limit, resetAt: currentQuotaWindow(account.quotaPeriodStart, d.now()).resetAt } };
     },
 
+    /**
+     * The window and limit a reservation made elsewhere (with the render-cache lookup) uses, and
+     * the Reservation its new `used` stands for. Rolls the window forward if it has passed.
+     */
+    async claim(account: QuotaAccount): Promise<{ periodStart: Date; limit: number; reserved(used: number): Reservation & { ok: true } }> {
+      const limit = limitOf(account);
+      const window = await windowOf(account);
+      return { periodStart: window.start, limit, reserved: (used) => ({ ok: true, state: { used, limit, resetAt: window.resetAt }, periodStart: window.start }) };
+    },
+
     refund: (accountId: string, periodStart: Date) => d.store.refund(accountId, periodStart),
   };
 };

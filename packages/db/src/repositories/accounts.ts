@@ -28,6 +28,16 @@ export const createAccountRepository = (prisma: PrismaClient) => ({
 
 export type AccountRepository = ReturnType<typeof createAccountRepository>;
 
+/**
+ * used += 1 on the account `$account` if its window is `$periodStart` (an ISO instant) and used is
+ * below `$limit`, returning the new used: the one statement that reserves quota (the quota store
+ * runs it alone; the render cache runs it with its lookup). `extraCondition` narrows it further.
+ */
+export const reserveQuotaStatement = (account: string, periodStart: string, limit: string, extraCondition = '') =>
+  `UPDATE "Account" SET "quotaUsed" = "quotaUsed" + 1, "updatedAt" = (now() AT TIME ZONE 'UTC')
+   WHERE "id" = ${account} AND "quotaPeriodStart" = (${periodStart}::timestamptz AT TIME ZONE 'UTC') AND "quotaUsed" < ${limit}${extraCondition}
+   RETURNING "quotaUsed"`;
+
 /** The quota counter as single conditional statements (see core's quota service). */
 export const createQuotaStore = (prisma: PrismaClient, sql: SqlClient): QuotaStore => ({
   async rollWindow(accountId, from, to) {
@@ -35,12 +45,7 @@ export const createQuotaStore = (prisma: PrismaClient, sql: SqlClient): QuotaSto
   },
   // On every fresh generation: plain SQL (see sql.ts).
   async reserve(accountId, periodStart, limit) {
-    const rows = await sql.query<{ quotaUsed: number }>(
-      `UPDATE "Account" SET "quotaUsed" = "quotaUsed" + 1, "updatedAt" = (now() AT TIME ZONE 'UTC')
-       WHERE "id" = $1 AND "quotaPeriodStart" = ($2::timestamptz AT TIME ZONE 'UTC') AND "quotaUsed" < $3
-       RETURNING "quotaUsed"`,
-      [accountId, periodStart.toISOString(), limit],
-    );
+    const rows = await sql.query<{ quotaUsed: number }>(reserveQuotaStatement('$1', '$2', '$3'), [accountId, periodStart.toISOString(), limit]);
     return rows.length > 0 ? rows[0].quotaUsed : null;
   },
   async refund(accountId, periodStart) {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '../generated/client';
 import type { SqlClient } from '../sql';
 
@@ -43,6 +44,11 @@ export const createEventRepository = (prisma: PrismaClient, sql: SqlClient) => (
       if (d.getTime() !== lastMs) [lastMs, lastIso] = [d.getTime(), d.toISOString()];
       return lastIso;
     };
+    if (sql.copyRows) {
+      // createdAt is a timestamp without zone holding UTC: the ISO string's "Z" is ignored on input.
+      const records = events.map((e) => [randomUUID(), e.accountId, e.eventType, e.imageId ?? null, e.metadata ? JSON.stringify(e.metadata) : null, iso(e.createdAt ?? now)]);
+      return sql.copyRows('AnalyticsEvent', ['id', 'accountId', 'eventType', 'imageId', 'metadata', 'createdAt'], records);
+    }
     const rows = events.map((e) => ({
       account: e.accountId,
       type: e.eventType,

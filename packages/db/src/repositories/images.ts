@@ -1,6 +1,7 @@
 import type { CacheKey, CachedImage, CachedImageWithKey } from '@promptpix/core';
 import type { PrismaClient } from '../generated/client';
 import type { SqlClient } from '../sql';
+import { reserveQuotaStatement } from './accounts';
 
 export interface NewImage {
   id: string;
@@ -26,6 +27,27 @@ export interface NewImage {
 
 // seed is int8; as float8 it reads back as a JS number (exact for every seed up to 2^32).
 const CACHED_COLUMNS = `"id", "storageKey", "width", "height", "format", "sourceImageId", "rejected", ("createdAt" AT TIME ZONE 'UTC') AS "createdAt", "seed"::float8 AS "seed"`;
+
+/** A quota reservation to make with a cache lookup: the account's window and limit. */
+export interface QuotaClaim {
+  periodStart: Date;
+  limit: number;
+}
+
+/** The images stored under one cache key ($1 is the account, as the quota statement expects). */
+function cachedSelect(key: CacheKey): { text: string; params: unknown[] } {
+  const params: unknown[] = [key.accountId, key.normalizedPrompt];
+  // `= $n` for a value, IS NULL for none: both stay on the cache-key index.
+  const matches = (column: string, value: string | null) => (value === null ? `"${column}" IS NULL` : `"${column}" = $${params.push(value)}`);
+  const text = `SELECT ${CACHED_COLUMNS}
+       FROM "Image"
+       WHERE "accountId" = $1 AND "normalizedPrompt" = $2 AND ${matches('style', key.style)}
+         AND ${matches('characterId', key.characterId)} AND ${matches('ageBucket', key.ageBucket)}
+         AND ${matches('negativePrompt', key.negativePrompt)} ${key.seed === null ? '' : `AND "seed" = $${params.push(key.seed)}`} AND NOT "rejected"
+       ORDER BY ("sourceImageId" IS NULL) DESC, "createdAt" DESC
+       LIMIT 50`;
+  return { text, params };
+}
 
 /** Query of the dashboard's image list (`listForAccount`). */
 export interface ImageListQuery {
@@ -127,19 +149,26 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
    * Originals first: however many sizes were derived, the original is never past the limit.
    */
   findCached(key: CacheKey): Promise<CachedImage[]> {
-    const params: unknown[] = [key.accountId, key.normalizedPrompt];
-    // `= $n` for a value, IS NULL for none: both stay on the cache-key index.
-    const matches = (column: string, value: string | null) => (value === null ? `"${column}" IS NULL` : `"${column}" = $${params.push(value)}`);
-    return sql.query<CachedImage>(
-      `SELECT ${CACHED_COLUMNS}
-       FROM "Image"
-       WHERE "accountId" = $1 AND "normalizedPrompt" = $2 AND ${matches('style', key.style)}
-         AND ${matches('characterId', key.characterId)} AND ${matches('ageBucket', key.ageBucket)}
-         AND ${matches('negativePrompt', key.negativePrompt)} ${key.seed === null ? '' : `AND "seed" = $${params.push(key.seed)}`} AND NOT "rejected"
-       ORDER BY ("sourceImageId" IS NULL) DESC, "createdAt" DESC
-       LIMIT 50`,
+    const { text, params } = cachedSelect(key);
+    return sql.query<CachedImage>(text, params);
+  },
+
+  /**
+   * The images under a cache key and, only when there are none, a quota reservation: one
+   * statement for a fresh generation's two reads. `reservedUsed` is the new used, or null when
+   * nothing was reserved (images found, quota used up, or the window moved on).
+   */
+  async findCachedOrReserve(key: CacheKey, quota: QuotaClaim): Promise<{ images: CachedImage[]; reservedUsed: number | null }> {
+    const { text, params } = cachedSelect(key);
+    const n = params.push(quota.periodStart.toISOString(), quota.limit);
+    const rows = await sql.query<CachedImage & { reservedUsed: number | null }>(
+      `WITH hit AS (${text}),
+       reserved AS (${reserveQuotaStatement('$1', `$${n - 1}`, `$${n}`, ' AND NOT EXISTS (SELECT 1 FROM hit)')})
+       SELECT hit.*, reserved."quotaUsed" AS "reservedUsed" FROM (SELECT 1) AS one LEFT JOIN hit ON true LEFT JOIN reserved ON true`,
       params,
     );
+    const images = rows.filter((row) => row.id !== null).map(({ reservedUsed: _, ...image }) => image);
+    return { images, reservedUsed: rows[0]?.reservedUsed ?? null };
   },
 });
 

@@ -1,0 +1,114 @@
+/**
+ * The embedded default under load (issue 19, item 5): `npm start`'s process (PGlite, in-process
+ * queue and worker, local disk) serving the same embed batch of 50 cached elements as the
+ * production scenario, at the same connection count, with its event-loop delay over the run.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { operatorApi, publicApi } from '../api';
+import type { Ctx } from '../context';
+import { withEventLoopDelay, type EventLoopDelay } from '../event-loop';
+import { runAutocannon, type LoadTarget } from '../load';
+import { measure, type Measurement } from '../measure';
+import { logLevels, logTail, startChild, waitFor } from '../proc';
+import { freePort } from '../stack';
+
+export interface EmbeddedPhaseResult {
+  embed: Measurement;
+  eventLoop?: EventLoopDelay;
+  /** The production gateway's embed run of the same phase, for the ratio. */
+  productionP99Ms?: number;
+  p99VsProduction?: number;
+  /** The embedded server's log lines at warn/error over the phase, by message. */
+  warnLines?: Record<string, number>;
+}
+
+/** The 50 prompts of the embed scenarios (the production one uses the same). */
+export const EMBED_PROMPTS = Array.from(
+  { length: 50 },
+  (_, i) => `embed element ${i}: a ${['fox', 'owl', 'castle', 'robot', 'garden'][i % 5]} in ${['spring', 'summer', 'autumn', 'winter', 'fog'][Math.floor(i / 5) % 5]} ${i}`,
+);
+
+export const embedBodyOf = (prompts: string[]) => JSON.stringify({ elements: prompts.map((prompt, i) => ({ id: `e${i}`, prompt, width: 256, height: 256, format: 'png' })) });
+
+export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Promise<EmbeddedPhaseResult> {
+  const { stack, config, log } = ctx;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const dataDir = join(stack.dataDir, '..', 'embedded');
+  mkdirSync(dataDir, { recursive: true });
+  // What `npm start` runs, with nothing configured but a port, a data dir and the operator token.
+  const child = startChild({
+    name: 'embedded',
+    script: 'apps/server/src/main.ts',
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ADMIN_TOKEN: stack.adminToken, PORT: String(port), PUBLIC_BASE_URL: base },
+    logDir: stack.logDir,
+  });
+  try {
+    await waitFor(
+      'embedded server /api/health',
+      async () => {
+        if (!child.isRunning()) throw new Error(`embedded server exited:\n${logTail(child)}`);
+        return (await fetch(`${base}/api/health`).catch(() => null))?.ok ? true : undefined;
+      },
+      120_000,
+      200,
+    );
+    log(`embedded: server pid ${child.pid} on ${base}; generating the 50 cached elements`);
+    const account = await operatorApi(base, stack.adminToken).benchAccount('bench-embedded-embed', 64);
+    await publicApi(base).generateAll(account.keys[0], EMBED_PROMPTS.map((prompt) => ({ prompt, width: 256, height: 256, format: 'png' as const })));
+    const target: LoadTarget = {
+      base,
+      request: { method: 'POST', path: '/api/v1/embed/resolve', headers: { 'content-type': 'application/json' }, body: embedBodyOf(EMBED_PROMPTS) },
+      vary: (i) => ({ headers: { authorization: `Bearer ${account.keys[i % account.keys.length]}` } }),
+    };
+    await runAutocannon(target, { connections: config.connections, durationS: config.warmupS }).done;
+    const { result: embed, eventLoop } = await withEventLoopDelay(base, () =>
+      measure(() => runAutocannon(target, { connections: config.connections, durationS: config.durationS }), { serverPid: child.pid }),
+    );
+    const p99 = embed.load.latencyMs.p99;
+    log(`embedded: embed ${embed.load.okRps} ok req/s, p50 ${embed.load.latencyMs.p50} ms, p99 ${p99} ms (production ${productionP99Ms ?? '–'} ms); event-loop delay p99 ${eventLoop?.p99Ms ?? '–'} ms, max ${eventLoop?.maxMs ?? '–'} ms`);
+    return {
+      embed,
+      eventLoop,
+      productionP99Ms,
+      p99VsProduction: productionP99Ms && p99 !== undefined ? Math.round((p99 / productionP99Ms) * 100) / 100 : undefined,
+      warnLines: logLevels(child),
+    };
+  } finally {
+    await child.stop();
+  }
+}
+
+const f = (v: number | undefined, digits = 2) => (v === undefined ? '–' : v.toLocaleString('en-US', { maximumFractionDigits: digits }));
+
+/** The phase's section of the results markdown. */
+export function embeddedMarkdown(r: EmbeddedPhaseResult | undefined, production: Array<{ title: string; eventLoop?: EventLoopDelay }> = []): string[] {
+  const withDelay = production.filter((s) => s.eventLoop);
+  const gatewayDelay = withDelay.length
+    ? [
+        '## Event-loop delay of the production gateway',
+        '',
+        'The gateway\'s own `monitorEventLoopDelay` histogram over each measured closed-loop run of the HTTP phase.',
+        '',
+        '| Scenario | p50 ms | p90 ms | p99 ms | max ms |',
+        '|---|---|---|---|---|',
+        ...withDelay.map((s) => `| ${s.title} | ${f(s.eventLoop!.p50Ms)} | ${f(s.eventLoop!.p90Ms)} | ${f(s.eventLoop!.p99Ms)} | ${f(s.eventLoop!.maxMs)} |`),
+        '',
+      ]
+    : [];
+  if (!r) return gatewayDelay;
+  const m = r.embed;
+  return [
+    ...gatewayDelay,
+    '## The embedded default under load',
+    '',
+    `\`npm start\`'s process (PGlite, in-process queue and worker) serving the embed batch of 50 cached elements, closed loop at the same connection count as the production scenario. Event-loop delay is the server's own \`monitorEventLoopDelay\` histogram over the measured run.`,
+    '',
+    '| Shape | ok req/s | p50 ms | p99 ms | p99 × production (target ≤ 2) | CPU µs/req | event-loop delay p50 / p99 / max ms | load avg |',
+    '|---|---|---|---|---|---|---|---|',
+    ...(r.warnLines && Object.keys(r.warnLines).length ? [`Embedded server log lines at warn/error: ${Object.entries(r.warnLines).map(([k, v]) => `${v}× "${k}"`).join('; ')}.`, ''] : []),
+    `| embedded (\`npm start\`) | ${f(m.load.okRps, 0)} | ${f(m.load.latencyMs.p50)} | ${f(m.load.latencyMs.p99)} | ${f(r.p99VsProduction)} (production p99 ${f(r.productionP99Ms)} ms) | ${f(m.serverCpuUsPerReq, 0)} | ${r.eventLoop ? `${f(r.eventLoop.p50Ms)} / ${f(r.eventLoop.p99Ms)} / ${f(r.eventLoop.maxMs)}` : '–'} | ${f(m.loadAvg1, 1)} |`,
+    '',
+  ];
+}
