@@ -34,6 +34,7 @@ export function buildGatewayDeps(
   }));
   const instant = createInstantService({
     library: infra.library,
+    embedder: infra.embedder ?? undefined,
     saveCopy: async (copy) => {
       await infra.images.saveLibraryCopy(copy);
     },
@@ -63,6 +64,7 @@ export function buildGatewayDeps(
     invalidation: infra.invalidation,
     images: infra.images,
     library: infra.library,
+    libraryIndexer: infra.libraryIndexer,
     imageFlags: infra.imageFlags,
     permalinks: infra.permalinks,
     permalinkCache,

@@ -1,4 +1,4 @@
-import type { JobCancellation, Mailer, PlanName, PromptSafety, QuotaAccount, QuotaState } from '@promptpix/core';
+import type { JobCancellation, Mailer, PlanName, PromptSafety, QuotaAccount, QuotaState, LibraryIndexer } from '@promptpix/core';
 import type { CacheKey, CachedImage, EmbedResolver, EventRecorder, InvalidationBus, PermalinkCache, StyleResolver, GenerationQueue, GenerationService, IdempotencyStore, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
 import type { AccountRepository, ApiKeyRepository, CharacterRepository, DashboardSessionRepository, SignInLinkRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository, WebhookRepository } from '@promptpix/db';
 import type { Config, Logger } from '@promptpix/runtime';
@@ -19,6 +19,7 @@ export interface GatewayDeps {
   invalidation: InvalidationBus;
   images: ImageRepository;
   library: LibraryRepository;
+  libraryIndexer: LibraryIndexer | null;
   imageFlags: ImageFlagRepository;
   permalinks: PermalinkRepository;
   permalinkCache: PermalinkCache;

@@ -33,3 +33,5 @@ export * from './webhooks/retry-schedule';
 export * from './services/webhook-notifier';
 export * from './dashboard/session-rules';
 export * from './dashboard/sign-in-links';
+export * from './meaning-score';
+export * from './services/library-indexer';

@@ -75,6 +75,7 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: z.preprocess((v) => (v === '' || v === undefined ? 'false' : v), z.enum(['true', 'false'])),
   LIBRARY_DELAY_SECONDS: int(30 * 24 * 3600, 0),
   INSTANT_MIN_SCORE: z.preprocess((v) => (v === '' || v === undefined ? 0.3 : Number(v)), z.number().min(0).max(1)),
+  INSTANT_EMBEDDINGS: z.preprocess((v) => (v === '' || v === undefined ? 'wordnet' : v), z.enum(['wordnet', 'off'])),
   RENDER_WAIT_MS: int(30_000, 0, 600_000),
   STYLE_PREVIEWS: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
   LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : v), z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'])),
@@ -137,6 +138,8 @@ export interface Config {
   mail: { smtpUrl?: string; from: string; outboxDir: string };
   libraryDelaySeconds: number;
   instantMinScore: number;
+  /** How instant mode reads a prompt's meaning: WordNet concepts (embedded, the default), or lexical only. */
+  instantEmbeddings: { kind: 'wordnet' } | { kind: 'off' };
   renderWaitMs: number;
   /** Render the style presets' preview images at start-up. */
   stylePreviews: boolean;
@@ -268,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: resolve(dataDir, 'outbox') },
     libraryDelaySeconds: e.LIBRARY_DELAY_SECONDS,
     instantMinScore: e.INSTANT_MIN_SCORE,
+    instantEmbeddings: { kind: e.INSTANT_EMBEDDINGS },
     renderWaitMs: e.RENDER_WAIT_MS,
     stylePreviews: e.STYLE_PREVIEWS === 'on',
     demoPage: e.NODE_ENV !== 'production',

@@ -21,6 +21,9 @@ import {
   type IdempotencyStore,
   type Storage,
   type Mailer,
+  type PromptEmbedder,
+  type LibraryIndexer,
+  createLibraryIndexer,
 } from '@promptpix/core';
 import {
   createLocalInvalidationBus,
@@ -52,7 +55,7 @@ import {
   openDatabase,
   type Database,
 } from '@promptpix/db';
-import { createModel } from '@promptpix/models';
+import { createModel, createPromptEmbedder } from '@promptpix/models';
 import { createBullGenerationQueue, createInProcessGenerationQueue, createMemoryJobStore, createRedisJobStore } from '@promptpix/queue';
 import { createLocalDiskStorage, createS3Storage } from '@promptpix/storage';
 import type { Config } from './config';
@@ -74,6 +77,10 @@ export interface Infrastructure {
   queue: GenerationQueue;
   storage: Storage;
   model: ImageModel;
+  /** Reads prompts' meaning for instant mode; null when INSTANT_EMBEDDINGS=off. */
+  embedder: PromptEmbedder | null;
+  /** Gives library images their meaning vectors (worker loop, library seed); null without an embedder. */
+  libraryIndexer: LibraryIndexer | null;
   quota: QuotaService;
   events: EventRecorder;
   eventStore: ReturnType<typeof createEventRepository>;
@@ -182,12 +189,14 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
   }), metrics);
 
+  const library = createLibraryRepository(db.prisma);
+  const embedder = createPromptEmbedder(config.instantEmbeddings);
   return {
     db,
     accounts: createAccountRepository(db.prisma),
     apiKeys: createApiKeyRepository(db.prisma),
     images: createImageRepository(db.prisma, db.sql),
-    library: createLibraryRepository(db.prisma),
+    library,
     imageFlags: createImageFlagRepository(db.prisma),
     permalinks: createPermalinkRepository(db.prisma),
     styles: createStyleRepository(db.prisma),
@@ -196,6 +205,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     queue,
     storage: createStorage(config.storage),
     model: createModel(config.model),
+    embedder,
+    libraryIndexer: embedder ? createLibraryIndexer({ library, embedder }) : null,
     quota: createQuotaService({ store: createQuotaStore(db.prisma, db.sql), monthlyGenerations: config.monthlyGenerations, now }),
     events,
     eventStore: eventRepository,

@@ -49,21 +49,21 @@ describe.each(bothDatabases)('shared library nearest match over 10,000 images (%
   it('finds the exact prompt first, then the nearest, with a similarity score', async () => {
     const library = createLibraryRepository(db.prisma);
     const [{ prompt }] = await db.prisma.$queryRaw<Array<{ prompt: string }>>`SELECT "normalizedPrompt" AS prompt FROM "Image" ORDER BY "seed" LIMIT 1 OFFSET 4321`;
-    const hit = await library.nearest(query(prompt));
+    const [hit] = await library.candidates(query(prompt));
     expect(hit?.normalizedPrompt).toBe(prompt);
-    expect(hit?.score).toBe(1);
-    const near = await library.nearest(query('dragon beneath the stars'));
+    expect(hit?.trigram).toBe(1);
+    const [near] = await library.candidates(query('dragon beneath the stars'));
     expect(near?.normalizedPrompt).toMatch(/dragon/);
-    expect(near!.score).toBeGreaterThan(0);
-    expect(near!.score).toBeLessThan(1);
+    expect(near!.trigram).toBeGreaterThan(0);
+    expect(near!.trigram).toBeLessThan(1);
   });
 
   it('filters by tags and style', async () => {
     const library = createLibraryRepository(db.prisma);
     const [{ prompt }] = await db.prisma.$queryRaw<Array<{ prompt: string }>>`SELECT "normalizedPrompt" AS prompt FROM "Image" WHERE 'odd' = ANY("tags") LIMIT 1`;
-    const even = await library.nearest(query(prompt, { tags: ['even'] }));
+    const [even] = await library.candidates(query(prompt, { tags: ['even'] }));
     expect(even?.tags).toEqual(['even']);
     expect(even?.normalizedPrompt).not.toBe(prompt);
-    expect(await library.nearest(query('a dragon under stars', { style: 'watercolor' }))).toBeNull();
+    expect(await library.candidates(query('a dragon under stars', { style: 'watercolor' }))).toEqual([]);
   });
 });

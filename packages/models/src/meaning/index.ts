@@ -1,0 +1,3 @@
+export * from './wordnet-embedder';
+export { createConceptEncoder, CONCEPTS_VERSION } from './concepts';
+export * from './create-embedder';
