@@ -2,7 +2,7 @@
  * For tests that run the same case on both databases: a fresh, migrated PostgreSQL database of
  * their own and an in-memory PGlite. Use with `describe.each(bothDatabases)`.
  */
-import { createTestDatabase } from '@promptpix/testing';
+import { createTestDatabase } from '@promptpix/testing/src/servers';
 import { openDatabase, type Database } from './client';
 import { migrateDatabase } from './migrations/runner';
 

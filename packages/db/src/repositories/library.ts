@@ -18,7 +18,7 @@ export interface LibraryQuery {
  * At most this many rows sharing a key with the query are scored by cosine: the bound on one
  * match's work however large the library grows (keys are specific concepts, so few rows share one).
  */
-export const MEANING_CANDIDATE_LIMIT = 2000;
+export const MEANING_CANDIDATE_LIMIT = 500;
 
 const COLUMNS = Prisma.sql`"id", "normalizedPrompt", "style", "storageKey", "width", "height", "format", "seed"::float8 AS "seed", "ageBucket", "tags"`;
 
@@ -44,19 +44,28 @@ function cosineSql(alias: string, m: LibraryMeaningQuery | undefined): Prisma.Sq
 }
 
 /**
- * One query, up to two rows: the nearest prompt by trigram distance (GiST index; `%` keeps the
- * planner on it, and exact prompts always pass it) and, given a meaning vector, the best cosine
- * among the rows that share one of its keys (GIN index), at most MEANING_CANDIDATE_LIMIT of them.
+ * One query, up to two rows. Without a meaning vector: the nearest prompt by trigram distance
+ * (GiST; `%` keeps the planner on the index, and exact prompts always pass it). With one: the
+ * exact prompt (btree), and the best cosine among the rows sharing one of the vector's keys (GIN),
+ * at most MEANING_CANDIDATE_LIMIT of them, each with its trigram similarity too. Near-exact
+ * prompts share nearly all concepts, so the semantic half finds them; trigram KNN, which cannot
+ * prune a large varied library, is left out of that path.
  */
 export function nearestLibraryImageSql(q: LibraryQuery): Prisma.Sql {
   const filters = Prisma.join(libraryFilters(q), ' AND ');
-  const lexical = Prisma.sql`
-    (SELECT ${COLUMNS}, similarity("normalizedPrompt", ${q.normalizedPrompt})::float8 AS "trigram", ${cosineSql('"Image"', q.meaning)} AS "cosine"
+  if (!q.meaning || q.meaning.vector.keys.length === 0) {
+    return Prisma.sql`
+      SELECT ${COLUMNS}, similarity("normalizedPrompt", ${q.normalizedPrompt})::float8 AS "trigram", ${cosineSql('"Image"', q.meaning)} AS "cosine"
+      FROM "Image"
+      WHERE "normalizedPrompt" % ${q.normalizedPrompt} AND ${filters}
+      ORDER BY "normalizedPrompt" <-> ${q.normalizedPrompt}
+      LIMIT 1`;
+  }
+  const exact = Prisma.sql`
+    (SELECT ${COLUMNS}, 1::float8 AS "trigram", ${cosineSql('"Image"', q.meaning)} AS "cosine"
      FROM "Image"
-     WHERE "normalizedPrompt" % ${q.normalizedPrompt} AND ${filters}
-     ORDER BY "normalizedPrompt" <-> ${q.normalizedPrompt}
+     WHERE "normalizedPrompt" = ${q.normalizedPrompt} AND ${filters}
      LIMIT 1)`;
-  if (!q.meaning || q.meaning.vector.keys.length === 0) return lexical;
   const semantic = Prisma.sql`
     (SELECT ${COLUMNS}, similarity("normalizedPrompt", ${q.normalizedPrompt})::float8 AS "trigram", "cosine"
      FROM (SELECT *, ${cosineSql('c', q.meaning)} AS "cosine"
@@ -65,7 +74,7 @@ export function nearestLibraryImageSql(q: LibraryQuery): Prisma.Sql {
                  LIMIT ${MEANING_CANDIDATE_LIMIT}) AS c) AS scored
      ORDER BY "cosine" DESC
      LIMIT 1)`;
-  return Prisma.sql`${lexical} UNION ALL ${semantic}`;
+  return Prisma.sql`${exact} UNION ALL ${semantic}`;
 }
 
 export const createLibraryRepository = (prisma: PrismaClient) => ({
@@ -79,11 +88,14 @@ export const createLibraryRepository = (prisma: PrismaClient) => ({
     return prisma.image.count({ where: { sourceImageId: null, createdAt: { lte: joinedBefore } } });
   },
 
-  /** Originals whose meaning vector is missing or from another space: the indexer's next batch. */
+  /**
+   * Originals whose meaning vector is missing or from another space: the indexer's next batch.
+   * (`< OR >` rather than `<>`, so the btree index on "meaningSpace" finds them without a scan.)
+   */
   async unindexed(space: string, limit: number): Promise<Array<{ id: string; normalizedPrompt: string }>> {
     return prisma.$queryRaw<Array<{ id: string; normalizedPrompt: string }>>`
       SELECT "id", "normalizedPrompt" FROM "Image"
-      WHERE "sourceImageId" IS NULL AND ("meaningSpace" IS NULL OR "meaningSpace" <> ${space})
+      WHERE "sourceImageId" IS NULL AND ("meaningSpace" IS NULL OR "meaningSpace" < ${space} OR "meaningSpace" > ${space})
       LIMIT ${limit}`;
   },
 

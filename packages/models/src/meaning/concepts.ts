@@ -177,7 +177,11 @@ const GLOSS_STOPWORDS = new Set('which who whom whose used usually especially of
  * a word reaches through its senses and hypernyms, not the faint ones from definitions.
  */
 function unitVector(weights: Map<number, number>): MeaningVector {
-  const entries = [...weights].sort((a, b) => a[0] - b[0]);
+  // The heaviest MAX_TERMS concepts carry the meaning; the tail only costs the cosine its time.
+  const entries = [...weights]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, MAX_TERMS)
+    .sort((a, b) => a[0] - b[0]);
   const norm = Math.sqrt(entries.reduce((sum, [, w]) => sum + w * w, 0));
   return {
     terms: entries.map(([id]) => id),
@@ -186,3 +190,4 @@ function unitVector(weights: Map<number, number>): MeaningVector {
   };
 }
 const KEY_WEIGHT = 0.29;
+const MAX_TERMS = 64;
