@@ -29,17 +29,21 @@ export interface LibraryMeaningQuery {
   vector: MeaningVector;
 }
 
+/** What the library is asked for one instant match: the prompt, its filters and its meaning. */
+export interface LibraryQuery {
+  normalizedPrompt: string;
+  style: string | null;
+  ageBucket?: string | null;
+  /** The image must carry all of these taxonomy slugs. */
+  tags?: string[];
+  /** Only images created at or before this instant are in the library. */
+  joinedBefore: Date;
+  /** The prompt's meaning vector, when an embedder runs: adds the nearest by meaning. */
+  meaning?: LibraryMeaningQuery;
+}
+
 export interface InstantServiceDeps {
-  library: {
-    candidates(q: {
-      normalizedPrompt: string;
-      style: string | null;
-      ageBucket?: string | null;
-      tags?: string[];
-      joinedBefore: Date;
-      meaning?: LibraryMeaningQuery;
-    }): Promise<LibraryCandidate[]>;
-  };
+  library: { candidates(q: LibraryQuery): Promise<LibraryCandidate[]> };
   /** Embeds the prompt to match by meaning; without one, matching is lexical only. */
   embedder?: PromptEmbedder;
   /** Creates (or finds) the account-owned record pointing at the library file. */

@@ -1,18 +1,8 @@
-import type { LibraryCandidate, LibraryMeaningQuery, MeaningVector } from '@promptpix/core';
+import type { LibraryCandidate, LibraryMeaningQuery, LibraryQuery, MeaningVector } from '@promptpix/core';
 import type { PrismaClient } from '../generated/client';
 import { Prisma } from '../generated/client';
 
-export interface LibraryQuery {
-  normalizedPrompt: string;
-  style: string | null;
-  ageBucket?: string | null;
-  /** The image must carry all of these taxonomy slugs. */
-  tags?: string[];
-  /** Only images created at or before this instant are in the library. */
-  joinedBefore: Date;
-  /** The prompt's meaning vector, when an embedder runs: adds the nearest by meaning. */
-  meaning?: LibraryMeaningQuery;
-}
+export type { LibraryQuery };
 
 /**
  * At most this many rows sharing a key with the query are scored by cosine: the bound on one
