@@ -91,6 +91,23 @@ describe.each(SHAPES)('instant mode and the shared library (%s)', (shape) => {
     expect(res.body.results[1]).toMatchObject({ id: 'b', status: 'failed' });
   });
 
+  it('a newly generated image is embedded by the worker, off the request path, and then found by meaning', async () => {
+    const maker = await service.createAccount();
+    const made = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${maker.secretKey}`).send({ prompt: 'a giraffe eating leaves from an acacia' });
+    expect(made.status).toBe(202);
+    await service.waitForJob(made.body.jobId, maker.secretKey);
+    const image = await service.infra.db.prisma.image.findFirstOrThrow({ where: { prompt: 'a giraffe eating leaves from an acacia' } });
+    // The worker's indexer pass runs every 10 s: wait for the vector, then ask with other words.
+    const deadline = Date.now() + 45_000;
+    while (!(await service.infra.db.prisma.image.findUnique({ where: { id: image.id } }))?.meaningSpace) {
+      if (Date.now() > deadline) throw new Error('the worker never embedded the new library image');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const res = await instant({ prompt: 'a camelopard feeding in the savanna' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ match: 'nearest', poolImageId: image.id });
+  }, 60_000);
+
   it('404 when nothing is close enough', async () => {
     const res = await instant({ prompt: 'quarterly tax spreadsheet reconciliation' });
     expect(res.status).toBe(404);
