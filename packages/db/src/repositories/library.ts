@@ -34,12 +34,12 @@ function cosineSql(alias: string, m: LibraryMeaningQuery | undefined): Prisma.Sq
 }
 
 /**
- * One query, up to two rows. Without a meaning vector: the nearest prompt by trigram distance
+ * One query, up to three rows. Without a meaning vector: the nearest prompt by trigram distance
  * (GiST; `%` keeps the planner on the index, and exact prompts always pass it). With one: the
  * exact prompt (btree), and the best cosine among the rows sharing one of the vector's keys (GIN),
  * at most MEANING_CANDIDATE_LIMIT of them, each with its trigram similarity too. Near-exact
- * prompts share nearly all concepts, so the semantic half finds them; trigram KNN, which cannot
- * prune a large varied library, is left out of that path.
+ * prompts share nearly all concepts, so the semantic part finds them; trigram KNN, which cannot
+ * prune a large varied library, is left out of that path except over the rows not embedded yet.
  */
 export function nearestLibraryImageSql(q: LibraryQuery): Prisma.Sql {
   const filters = Prisma.join(libraryFilters(q), ' AND ');
@@ -64,7 +64,16 @@ export function nearestLibraryImageSql(q: LibraryQuery): Prisma.Sql {
                  LIMIT ${MEANING_CANDIDATE_LIMIT}) AS c) AS scored
      ORDER BY "cosine" DESC
      LIMIT 1)`;
-  return Prisma.sql`${exact} UNION ALL ${semantic}`;
+  // Images the indexer has not embedded yet (a moment after they are made, or while a new adapter
+  // backfills) are still found by spelling; the btree index on "meaningSpace" keeps this to them.
+  const unembedded = Prisma.sql`
+    (SELECT ${COLUMNS}, similarity("normalizedPrompt", ${q.normalizedPrompt})::float8 AS "trigram", NULL::float8 AS "cosine"
+     FROM "Image"
+     WHERE ("meaningSpace" IS NULL OR "meaningSpace" < ${q.meaning.space} OR "meaningSpace" > ${q.meaning.space})
+       AND "normalizedPrompt" % ${q.normalizedPrompt} AND ${filters}
+     ORDER BY "trigram" DESC
+     LIMIT 1)`;
+  return Prisma.sql`${exact} UNION ALL ${semantic} UNION ALL ${unembedded}`;
 }
 
 export const createLibraryRepository = (prisma: PrismaClient) => ({
