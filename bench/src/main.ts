@@ -6,7 +6,7 @@
  * Everything it creates is removed at the end, also on failure or Ctrl-C.
  *
  * Knobs (environment): BENCH_DURATION_S (10), BENCH_FLOOR_DURATION_S (8), BENCH_WARMUP_S (2),
- * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,embedded,pipeline,worker,cost,instant, BENCH_PROFILE=0,
+ * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,embedded,pipeline,worker,cost,instant,meaning, BENCH_PROFILE=0,
  * BENCH_REPLAY_S (20).
  */
 import { execFileSync } from 'node:child_process';
@@ -22,6 +22,7 @@ import { ROOT, logLevels } from './proc';
 import { evaluateTargets, toMarkdown, type Results } from './report';
 import { runHttpPhase } from './scenarios/http';
 import { runInstantPhase } from './scenarios/instant';
+import { runMeaningPhase } from './scenarios/meaning';
 import { runOverhead, runThroughput, runWorkerMemory } from './scenarios/pipeline';
 import { runProfilePhase } from './scenarios/profile';
 import { runDbPaths } from './scenarios/db-paths';
@@ -129,6 +130,9 @@ async function main() {
   try {
     const trace = wants({ config } as Ctx, 'cost') ? costSimulation(results) : [];
     if (results.cost) log(`cost: simulated ${trace.length} requests: ours ${results.cost.comparison.ours.modelCalls} model calls, URL cache ${results.cost.comparison.url.modelCalls} (${(results.cost.comparison.savingVsUrl * 100).toFixed(1)}% fewer)`);
+
+    // Its own databases (PGlite and a fresh PostgreSQL one), before the stack's processes start.
+    if (wants({ config } as Ctx, 'meaning')) results.meaning = await runMeaningPhase(log);
 
     // The services run as built (dist/), like `npm start` and the images.
     await ensureBuilt(log);

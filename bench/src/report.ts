@@ -4,6 +4,7 @@ import type { ReplayResult } from './cost/replay';
 import type { TraceParams } from './cost/trace';
 import type { HttpPhaseResult } from './scenarios/http';
 import type { InstantResult } from './scenarios/instant';
+import type { MeaningResult } from './scenarios/meaning';
 import type { OverheadResult, ThroughputResult, WorkerMemoryResult } from './scenarios/pipeline';
 import type { ProfilePhaseResult } from './scenarios/profile';
 import type { DbPathRow } from './scenarios/db-paths';
@@ -38,6 +39,7 @@ export interface Results {
   workerWarnLines?: Record<string, number>;
   instant?: InstantResult;
   embedded?: EmbeddedPhaseResult;
+  meaning?: MeaningResult;
   cost?: {
     trace: TraceParams & { spanS: number; distinctPromptsPerAccount: number[] };
     comparison: CostComparison;
@@ -91,6 +93,17 @@ export function evaluateTargets(r: Results): Target[] {
   if (r.throughput) {
     const need = 0.9 * r.throughput.idealJobsPerS;
     t.push({ name: 'Worker throughput (c=32, 2 s model, 1 process)', target: `≥ ${f(need, 1)} jobs/s (90% of ${r.throughput.idealJobsPerS})`, measured: `${f(r.throughput.sustainedJobsPerS, 2)} jobs/s`, met: r.throughput.sustainedJobsPerS >= need });
+  }
+  if (r.meaning) {
+    const wordnet = r.meaning.evaluation.find((e) => e.adapter.startsWith('wordnet'));
+    if (wordnet) {
+      t.push({ name: 'Instant by meaning, embedded default: recall@1', target: '≥ 0.8', measured: `${f(wordnet.recallAt1, 3)} (${wordnet.paraphrases} paraphrases)`, met: wordnet.recallAt1 >= 0.8 });
+      t.push({ name: 'Instant by meaning, embedded default: unrelated answered', target: '≤ 10%', measured: `${f(wordnet.falseMatchRate * 100, 1)}% of ${wordnet.unrelated}`, met: wordnet.falseMatchRate <= 0.1 });
+    }
+    for (const s of r.meaning.scale) {
+      const [a, b] = s.points;
+      t.push({ name: `Instant library query p50, 100k vs 1k (${s.database})`, target: '≤ 3×', measured: `${f(s.p50Growth, 2)}× (${f(b.p50Ms, 2)} vs ${f(a.p50Ms, 2)} ms)`, met: s.p50Growth <= 3 });
+    }
   }
   if (r.instant) {
     const [a, b] = r.instant.points;
@@ -306,6 +319,7 @@ export function toMarkdown(r: Results): string {
     line();
   }
 
+  if (r.meaning) meaningMarkdown(r.meaning, line, table);
   if (r.instant) {
     line('## Instant nearest match vs library size');
     line();
@@ -315,6 +329,15 @@ export function toMarkdown(r: Results): string {
       ['Library images', 'req/s', 'p50 ms', 'p99 ms', 'statuses', 'CPU µs/req', 'PG round trips/req', 'EXPLAIN ANALYZE one query', 'load avg'],
       r.instant.points.map((p) => [p.libraryImages.toLocaleString('en-US'), f(p.measurement.load.okRps, 0), f(p.measurement.load.latencyMs.p50, 2), f(p.measurement.load.latencyMs.p99, 2), JSON.stringify(p.statusCounts), f(p.measurement.serverCpuUsPerReq, 0), f(p.wire?.pgRoundTripsPerReq, 2), `${f(p.explainMs.execution, 2)} ms exec + ${f(p.explainMs.planning, 2)} ms plan`, f(p.measurement.loadAvg1, 1)]),
     );
+    const last = r.instant.points[r.instant.points.length - 1];
+    if (last.explainMs.plan) {
+      line(`Plan at ${last.libraryImages.toLocaleString('en-US')} images ("${last.explainMs.sample}"):`);
+      line();
+      line('```');
+      line(last.explainMs.plan);
+      line('```');
+      line();
+    }
   }
 
   if (r.cost) {
@@ -377,4 +400,27 @@ export function toMarkdown(r: Results): string {
     line();
   }
   return out.join('\n');
+}
+
+function meaningMarkdown(m: MeaningResult, line: (s?: string) => void, table: (head: string[], rows: Array<Array<string | number>>) => void) {
+  line('## Instant mode by meaning');
+  line();
+  line('Evaluation set: packages/testing/src/instant-eval-set.ts, through the instant service on PGlite, INSTANT_MIN_SCORE 0.3.');
+  line();
+  table(['Adapter', 'Recall@1', 'Paraphrases', 'Unrelated answered', 'Unrelated'], m.evaluation.map((e) => [e.adapter, f(e.recallAt1, 3), e.paraphrases, `${f(e.falseMatchRate * 100, 1)}%`, e.unrelated]));
+  line(`Library query (lexical + by meaning, WordNet vectors) on a varied corpus (${m.corpus.qualities} qualities × ${m.corpus.things} things × ${m.corpus.actions} actions × ${m.corpus.settings} settings × ${m.corpus.lights} lights), one query at a time, the set's paraphrases as queries.`);
+  line();
+  table(
+    ['Database', 'Library images', 'p50 ms', 'p95 ms', 'Answered', 'Indexing s'],
+    m.scale.flatMap((s) => s.points.map((p) => [s.database, p.libraryImages.toLocaleString('en-US'), f(p.p50Ms, 2), f(p.p95Ms, 2), `${p.answered}/${p.queries}`, f(p.indexSeconds, 1)])),
+  );
+  for (const s of m.scale) {
+    const last = s.points[s.points.length - 1];
+    line(`Plan at ${last.libraryImages.toLocaleString('en-US')} images (${s.database}):`);
+    line();
+    line('```');
+    line(last.plan);
+    line('```');
+    line();
+  }
 }

@@ -47,6 +47,7 @@ export function buildGatewayDeps(
   }));
   const instant = createInstantService({
     library: infra.library,
+    embedder: infra.embedder ?? undefined,
     saveCopy: async (copy) => {
       await infra.images.saveLibraryCopy(copy);
     },
@@ -79,6 +80,7 @@ export function buildGatewayDeps(
     invalidation: infra.invalidation,
     images: infra.images,
     library: infra.library,
+    libraryIndexer: infra.libraryIndexer,
     imageFlags: infra.imageFlags,
     permalinks: infra.permalinks,
     permalinkCache,

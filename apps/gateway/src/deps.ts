@@ -1,4 +1,4 @@
-import type { BudgetCounter, JobCancellation, Mailer, PlanName, PromptSafety, PublishableBudget, QuotaAccount, QuotaState } from '@promptpix/core';
+import type { BudgetCounter, JobCancellation, LibraryIndexer, Mailer, PlanName, PromptSafety, PublishableBudget, QuotaAccount, QuotaState } from '@promptpix/core';
 import type { CacheKey, CachedImage, EmbedResolver, EventRecorder, InvalidationBus, PermalinkCache, StyleResolver, GenerationQueue, GenerationService, IdempotencyStore, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
 import type { AccountRepository, ApiKeyRepository, CharacterRepository, DashboardSessionRepository, SignInLinkRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository, WebhookRepository } from '@promptpix/db';
 import type { Config, Logger } from '@promptpix/runtime';
@@ -20,6 +20,7 @@ export interface GatewayDeps {
   invalidation: InvalidationBus;
   images: ImageRepository;
   library: LibraryRepository;
+  libraryIndexer: LibraryIndexer | null;
   imageFlags: ImageFlagRepository;
   permalinks: PermalinkRepository;
   permalinkCache: PermalinkCache;

@@ -3,11 +3,12 @@
  * accounts that never sign in again, and the webhook log of accounts that get no more webhooks.
  * Every worker process runs it hourly; the deletes are idempotent, so replicas only repeat work.
  */
+import type { LibraryIndexer } from '@promptpix/core';
 import type { Infrastructure, Logger } from '@promptpix/runtime';
 
 export interface HousekeepingTask {
   name: string;
-  /** Deletes what is due; how many rows went. */
+  /** Deletes (or fills in) what is due; how many rows it touched. */
   run(now: Date): Promise<number>;
 }
 
@@ -21,6 +22,17 @@ export const housekeepingTasks = (infra: Pick<Infrastructure, 'dashboardSessions
   { name: 'webhook log past its window', run: () => infra.webhookStore.pruneLog() },
 ];
 
+/** How often the worker embeds library images that have no meaning vector yet. */
+export const LIBRARY_INDEX_INTERVAL_MS = 10_000;
+
+/**
+ * The shared library's meaning vectors, kept complete off every request path: new images, rows
+ * from before instant matching by meaning, rows of another adapter. Replicas may embed the same
+ * batch twice; the write is idempotent.
+ */
+export const startLibraryIndexing = (indexer: LibraryIndexer, logger: Logger, intervalMs = LIBRARY_INDEX_INTERVAL_MS): Housekeeping =>
+  startHousekeeping({ tasks: [{ name: 'library meaning vectors', run: () => indexer.indexPending() }], logger, intervalMs, logMessage: 'library images embedded' });
+
 export interface Housekeeping {
   /** One pass now: rows deleted per task; a task that failed is logged and left out. */
   runNow(): Promise<Record<string, number>>;
@@ -33,11 +45,13 @@ export function startHousekeeping({
   logger,
   intervalMs = HOUSEKEEPING_INTERVAL_MS,
   now = () => new Date(),
+  logMessage = 'housekeeping deleted rows',
 }: {
   tasks: HousekeepingTask[];
   logger: Logger;
   intervalMs?: number;
   now?: () => Date;
+  logMessage?: string;
 }): Housekeeping {
   let running: Promise<Record<string, number>> | null = null;
   let timer: NodeJS.Timeout | null = null;
@@ -51,7 +65,7 @@ export function startHousekeeping({
         logger.warn('housekeeping task failed; it runs again next pass', { task: task.name, error: (error as Error).message });
       }
     }
-    if (Object.values(deleted).some((count) => count > 0)) logger.info('housekeeping deleted rows', { deleted });
+    if (Object.values(deleted).some((count) => count > 0)) logger.info(logMessage, { deleted });
     return deleted;
   }
 

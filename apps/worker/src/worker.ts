@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { createJobCancellation, type QueueConsumer } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import { instrumentGenerationJobs, instrumentModel } from '@promptpix/runtime/src/metrics';
-import { housekeepingTasks, startHousekeeping } from './housekeeping';
+import { housekeepingTasks, startHousekeeping, startLibraryIndexing } from './housekeeping';
 import { createCharacterReferences } from './processors/character-references';
 import { createGenerationProcessor } from './processors/generation';
 import { createWebhookDeliveryProcessor } from './processors/webhook-delivery';
@@ -60,19 +60,22 @@ export function startWebhookWorker(infra: Infrastructure, config: Config, logger
 }
 
 /**
- * Everything a worker process runs: generation jobs, webhook deliveries and hourly housekeeping.
+ * Everything a worker process runs: generation jobs, webhook deliveries, hourly housekeeping and
+ * the library's meaning vectors.
  * Closing stops them in that order.
  */
 export function startWorkers(infra: Infrastructure, config: Config, logger: Logger): QueueConsumer {
   const generation = startGenerationWorker(infra, config, logger);
   const webhooks = startWebhookWorker(infra, config, logger);
   const housekeeping = startHousekeeping({ tasks: housekeepingTasks(infra), logger });
+  const indexing = infra.libraryIndexer ? startLibraryIndexing(infra.libraryIndexer, logger) : null;
   return {
     async close() {
       // Generation first: a job finishing while it drains still queues its webhooks.
       await generation.close();
       await webhooks.close();
       await housekeeping.close();
+      await indexing?.close();
     },
   };
 }

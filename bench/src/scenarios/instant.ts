@@ -1,30 +1,32 @@
 /**
- * Instant mode's nearest match as the shared library grows from 1,000 to 100,000 images.
- * Library rows are bulk-inserted with one INSERT ... SELECT generate_series (originals:
- * "sourceImageId" NULL, created 40 days ago, so past LIBRARY_DELAY_SECONDS), like
- * packages/db/src/repositories/library.int.test.ts. Latency is measured at low concurrency
- * (4 connections): the question is how one lookup scales, not throughput.
+ * Instant mode's nearest match as the shared library grows from 1,000 to 100,000 images of a
+ * varied corpus (library-corpus.ts). Rows are bulk-inserted (originals: "sourceImageId" NULL,
+ * created 40 days ago, so past LIBRARY_DELAY_SECONDS); the worker's library indexer then embeds
+ * them, and the phase waits for it before measuring. The queries are the evaluation set's
+ * paraphrases. Latency is measured at low concurrency (4 connections): the question is how one
+ * lookup scales, not throughput.
  */
 import type { BenchAccount } from '../api';
 import type { Ctx } from '../context';
 import { countWire, type WireCost } from '../count';
 import { runAutocannon, type LoadTarget } from '../load';
 import { measure, type Measurement } from '../measure';
+import { normalizePrompt } from '@promptpix/core';
+import { nearestLibraryImageSql } from '@promptpix/db/src/repositories/library';
+import { createWordNetEmbedder } from '@promptpix/models';
+import { EVAL_SUBJECTS } from '@promptpix/testing/src/instant-eval-set';
+import { corpusPrompts } from './library-corpus';
 
-const SUBJECTS = ['fox', 'lighthouse', 'castle', 'robot', 'dragon', 'garden', 'harbour', 'city', 'forest', 'desert', 'owl', 'train', 'violin', 'comet', 'bakery'];
-const SETTINGS = ['at dawn', 'in the rain', 'under stars', 'in winter', 'by the sea', 'on a hill', 'at noon', 'in fog'];
-/** What callers type: the library's wording without the number, reordered, or with another number (all match at 1k and 100k). */
-const QUERIES = [
-  ...SUBJECTS.map((s, i) => `a ${s} ${SETTINGS[i % SETTINGS.length]}`),
-  ...SUBJECTS.map((s, i) => `${s} ${SETTINGS[(i + 3) % SETTINGS.length]}`),
-  ...SUBJECTS.map((s, i) => `a ${s} ${SETTINGS[(i + 5) % SETTINGS.length]} number ${((i * 37) % 900) + 1}`),
-];
+/** What callers type: the evaluation set's paraphrases. */
+const QUERIES = EVAL_SUBJECTS.flatMap((subject) => subject.paraphrases);
+/** The longest the phase waits for the worker to embed a batch of new library rows. */
+const INDEX_WAIT_MS = 15 * 60_000;
 
 export interface InstantPoint {
   libraryImages: number;
   measurement: Measurement;
   /** EXPLAIN ANALYZE of one nearest-match query, ms. */
-  explainMs: { planning: number; execution: number; sample: string };
+  explainMs: { planning: number; execution: number; sample: string; plan: string };
   statusCounts: Record<string, number>;
   wire?: WireCost;
 }
@@ -38,32 +40,40 @@ export interface InstantResult {
 }
 
 async function addLibraryRows(ctx: Ctx, accountId: string, from: number, to: number) {
-  await ctx.stack.sql.query(
-    `INSERT INTO "Image" ("id", "accountId", "prompt", "normalizedPrompt", "width", "height", "format", "seed", "storageKey", "bytes", "tags", "createdAt")
-     SELECT gen_random_uuid(), $1::uuid, p, p, 1024, 1024, 'webp', i, 'images/lib-' || i || '.webp', 1,
-            ARRAY[CASE WHEN i % 2 = 0 THEN 'even' ELSE 'odd' END], now() - interval '40 days'
-     FROM (
-       SELECT i, 'a ' || ($2::text[])[1 + i % cardinality($2::text[])] || ' ' || ($3::text[])[1 + (i / cardinality($2::text[])) % cardinality($3::text[])] || ' number ' || i AS p
-       FROM generate_series($4::int, $5::int) AS i
-     ) AS rows`,
-    [accountId, SUBJECTS, SETTINGS, from, to],
-  );
+  for (let start = from; start <= to; start += 5000) {
+    await ctx.stack.sql.query(
+      `INSERT INTO "Image" ("id", "accountId", "prompt", "normalizedPrompt", "width", "height", "format", "seed", "storageKey", "bytes", "createdAt")
+       SELECT gen_random_uuid(), $1::uuid, p, p, 1024, 1024, 'webp', $2::int + n::int, 'images/lib-' || ($2::int + n::int) || '.webp', 1, now() - interval '40 days'
+       FROM unnest($3::text[]) WITH ORDINALITY AS t(p, n)`,
+      [accountId, start, corpusPrompts(start, Math.min(to, start + 4999))],
+    );
+  }
   await ctx.stack.sql.query('ANALYZE "Image"');
 }
 
+/** Waits until the worker's library indexer has embedded every original; seconds it took. */
+async function waitForIndexing(ctx: Ctx): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const { rows } = await ctx.stack.sql.query<{ n: string }>(`SELECT count(*) AS n FROM "Image" WHERE "sourceImageId" IS NULL AND "meaningSpace" IS NULL`);
+    if (Number(rows[0].n) === 0) return (Date.now() - started) / 1000;
+    if (Date.now() - started > INDEX_WAIT_MS) throw new Error(`instant: ${rows[0].n} library rows still not embedded after ${INDEX_WAIT_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
 async function explain(ctx: Ctx, prompt: string) {
-  const { rows } = await ctx.stack.sql.query<{ 'QUERY PLAN': string }>(
-    `EXPLAIN (ANALYZE, FORMAT TEXT)
-     SELECT "id", similarity("normalizedPrompt", $1) AS "score" FROM "Image"
-     WHERE "normalizedPrompt" % $1 AND "sourceImageId" IS NULL AND "createdAt" <= now() - interval '30 days' AND "style" IS NOT DISTINCT FROM NULL
-     ORDER BY "normalizedPrompt" <-> $1 LIMIT 1`,
-    [prompt],
-  );
+  const embedder = createWordNetEmbedder();
+  const normalizedPrompt = normalizePrompt(prompt);
+  const [vector] = await embedder.embed([normalizedPrompt]);
+  const query = nearestLibraryImageSql({ normalizedPrompt, style: null, joinedBefore: new Date(Date.now() - 30 * 86400_000), meaning: { space: embedder.space, vector } });
+  const { rows } = await ctx.stack.sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, FORMAT TEXT) ${query.text}`, query.values as unknown[]);
   const text = rows.map((r) => r['QUERY PLAN']).join('\n');
   return {
     planning: Number(/Planning Time: ([\d.]+)/.exec(text)?.[1] ?? NaN),
     execution: Number(/Execution Time: ([\d.]+)/.exec(text)?.[1] ?? NaN),
     sample: prompt,
+    plan: text,
   };
 }
 
@@ -84,6 +94,10 @@ export async function runInstantPhase(ctx: Ctx, acc: BenchAccount, libraryAccoun
     log(`instant: library of ${size} images`);
     await addLibraryRows(ctx, libraryAccountId, have + 1, size);
     have = size;
+    const indexSeconds = await waitForIndexing(ctx);
+    // Steady state, as autovacuum leaves it: the backfill's updates leave dead index entries until then.
+    await ctx.stack.sql.query('VACUUM ANALYZE "Image"');
+    log(`instant:   the worker embedded the new rows in ${indexSeconds.toFixed(1)} s`);
     await runAutocannon(target, { connections, durationS: config.warmupS }).done;
     const m = await measure(() => runAutocannon(target, { connections, durationS: Math.min(8, config.durationS) }), { serverPid: stack.gateway!.pid });
     const e = await explain(ctx, QUERIES[0]);

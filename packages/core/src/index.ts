@@ -37,3 +37,5 @@ export * from './publishable-budget';
 export * from './prompt-signature';
 export * from './image-takes';
 export * from './safety/model-texts';
+export * from './meaning-score';
+export * from './services/library-indexer';

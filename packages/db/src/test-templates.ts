@@ -17,7 +17,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { createTestDatabase, TEST_POSTGRES } from '@promptpix/testing';
+import { createTestDatabase, TEST_POSTGRES } from '@promptpix/testing/src/servers';
 import { openDatabase } from './client';
 import { findRepoRoot, readMigrationList } from './migrations/files';
 import { migrateDatabase } from './migrations/runner';

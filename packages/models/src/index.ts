@@ -3,3 +3,4 @@ export { createProceduralModel, type ProceduralModelOptions } from './procedural
 export * from './providers';
 export * from './encode';
 export * from './previews';
+export * from './meaning';

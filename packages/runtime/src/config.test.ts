@@ -46,6 +46,11 @@ describe('config', () => {
     [{ WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true', NODE_ENV: 'production' }, 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES: must not be true when NODE_ENV=production'],
     [{ MODEL_PROVIDER: 'dalle' }, 'MODEL_PROVIDER'],
     [{ INSTANT_MIN_SCORE: '2' }, 'INSTANT_MIN_SCORE'],
+    [{ INSTANT_EMBEDDINGS: 'bert' }, 'INSTANT_EMBEDDINGS'],
+    [{ INSTANT_EMBEDDINGS: 'openai', EMBEDDINGS_MODEL: 'm' }, 'EMBEDDINGS_BASE_URL'],
+    [{ INSTANT_EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434' }, 'EMBEDDINGS_MODEL'],
+    [{ INSTANT_EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'ftp://x', EMBEDDINGS_MODEL: 'm' }, 'EMBEDDINGS_BASE_URL'],
+    [{ INSTANT_EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'http://x', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_SCORE_FLOOR: '0.7' }, 'EMBEDDINGS_SCORE_CEILING'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'id' }, 'S3_SECRET_ACCESS_KEY'],
   ])('%j fails naming %s', (env, name) => {
@@ -70,6 +75,18 @@ describe('config', () => {
     expect(loadConfig({ MODEL_PROVIDER: 'a1111', A1111_BASE_URL: 'http://gpu:7860' }).model).toMatchObject({ provider: 'a1111', baseUrl: 'http://gpu:7860', steps: 25 });
     expect(() => loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't' })).toThrow('REPLICATE_MODEL_VERSION');
     expect(() => loadConfig({ MODEL_PROVIDER: 'a1111', A1111_USERNAME: 'u' })).toThrow('A1111_PASSWORD');
+  });
+
+  it('instant mode reads meaning with WordNet by default; the upstream adapter gets its own settings', () => {
+    expect(loadConfig({}).instantEmbeddings).toEqual({ kind: 'wordnet' });
+    expect(loadConfig({ INSTANT_EMBEDDINGS: 'off' }).instantEmbeddings).toEqual({ kind: 'off' });
+    expect(loadConfig({ INSTANT_EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1', EMBEDDINGS_MODEL: 'nomic-embed-text', EMBEDDINGS_DIMENSIONS: '256' }).instantEmbeddings).toMatchObject({
+      kind: 'openai',
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'nomic-embed-text',
+      dimensions: 256,
+      calibration: { floor: 0.2, ceiling: 0.6 },
+    });
   });
 
   it('split processes need DATABASE_URL and REDIS_URL', () => {

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_ACTIVE_JOBS_PER_KEY, DEFAULT_MONTHLY_GENERATIONS, DEFAULT_PUBLISHABLE_BUDGET, DEFAULT_WEBHOOK_ATTEMPTS, DEFAULT_WEBHOOK_BACKOFF_MS, MAX_BUDGET, parseTermList, type PlanName, type PublishableBudget } from '@promptpix/core';
-import type { ModelConfig } from '@promptpix/models';
+import type { EmbedderConfig, ModelConfig } from '@promptpix/models';
 
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
 const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
@@ -75,6 +75,13 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: z.preprocess((v) => (v === '' || v === undefined ? 'false' : v), z.enum(['true', 'false'])),
   LIBRARY_DELAY_SECONDS: int(30 * 24 * 3600, 0),
   INSTANT_MIN_SCORE: z.preprocess((v) => (v === '' || v === undefined ? 0.3 : Number(v)), z.number().min(0).max(1)),
+  INSTANT_EMBEDDINGS: z.preprocess((v) => (v === '' || v === undefined ? 'wordnet' : v), z.enum(['wordnet', 'openai', 'off'])),
+  EMBEDDINGS_BASE_URL: url(['http:', 'https:']),
+  EMBEDDINGS_API_KEY: optionalString,
+  EMBEDDINGS_MODEL: optionalString,
+  EMBEDDINGS_DIMENSIONS: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(8).max(8192).optional()),
+  EMBEDDINGS_SCORE_FLOOR: z.preprocess((v) => (v === '' || v === undefined ? 0.2 : Number(v)), z.number().min(-1).max(1)),
+  EMBEDDINGS_SCORE_CEILING: z.preprocess((v) => (v === '' || v === undefined ? 0.6 : Number(v)), z.number().min(-1).max(1)),
   RENDER_WAIT_MS: int(30_000, 0, 600_000),
   STYLE_PREVIEWS: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
   LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : v), z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'])),
@@ -153,6 +160,8 @@ export interface Config {
   mail: { smtpUrl?: string; from: string; outboxDir: string };
   libraryDelaySeconds: number;
   instantMinScore: number;
+  /** How instant mode reads a prompt's meaning: WordNet concepts (embedded, the default), an OpenAI-compatible server, or lexical only. */
+  instantEmbeddings: EmbedderConfig;
   renderWaitMs: number;
   /** Render the style presets' preview images at start-up. */
   stylePreviews: boolean;
@@ -170,6 +179,25 @@ export class ConfigError extends Error {
 const missing = (name: string, provider: string): never => {
   throw new ConfigError(`Invalid configuration:\n  ${name}: required when MODEL_PROVIDER=${provider}`);
 };
+
+/** Instant mode's text-embedding adapter (docs/api/instant.md). */
+function embedderConfig(e: Env): EmbedderConfig {
+  if (e.INSTANT_EMBEDDINGS !== 'openai') return { kind: e.INSTANT_EMBEDDINGS };
+  const need = (name: string): never => {
+    throw new ConfigError(`Invalid configuration:\n  ${name}: required when INSTANT_EMBEDDINGS=openai`);
+  };
+  if (e.EMBEDDINGS_SCORE_CEILING <= e.EMBEDDINGS_SCORE_FLOOR) throw new ConfigError('Invalid configuration:\n  EMBEDDINGS_SCORE_CEILING: must be above EMBEDDINGS_SCORE_FLOOR');
+  return {
+    kind: 'openai',
+    baseUrl: e.EMBEDDINGS_BASE_URL ?? need('EMBEDDINGS_BASE_URL'),
+    apiKey: e.EMBEDDINGS_API_KEY,
+    model: e.EMBEDDINGS_MODEL ?? need('EMBEDDINGS_MODEL'),
+    dimensions: e.EMBEDDINGS_DIMENSIONS,
+    calibration: { floor: e.EMBEDDINGS_SCORE_FLOOR, ceiling: e.EMBEDDINGS_SCORE_CEILING },
+    timeoutMs: e.MODEL_TIMEOUT_MS,
+    retry: { attempts: e.MODEL_HTTP_ATTEMPTS },
+  };
+}
 
 /** The model settings of the chosen provider (README, "Model providers"). */
 function modelConfig(e: Env): ModelConfig {
@@ -293,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxDir: resolve(dataDir, 'outbox') },
     libraryDelaySeconds: e.LIBRARY_DELAY_SECONDS,
     instantMinScore: e.INSTANT_MIN_SCORE,
+    instantEmbeddings: embedderConfig(e),
     renderWaitMs: e.RENDER_WAIT_MS,
     stylePreviews: e.STYLE_PREVIEWS === 'on',
     demoPage: e.NODE_ENV !== 'production',

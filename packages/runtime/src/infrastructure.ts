@@ -23,6 +23,9 @@ import {
   type IdempotencyStore,
   type Storage,
   type Mailer,
+  type PromptEmbedder,
+  type LibraryIndexer,
+  createLibraryIndexer,
 } from '@promptpix/core';
 import {
   createLocalInvalidationBus,
@@ -58,7 +61,7 @@ import {
   openDatabase,
   type Database,
 } from '@promptpix/db';
-import { createModel } from '@promptpix/models';
+import { createModel, createPromptEmbedder } from '@promptpix/models';
 import { createInProcessGenerationQueue } from '@promptpix/queue/src/in-process-queue';
 import { createMemoryJobStore } from '@promptpix/queue/src/memory-job-store';
 import { createRedisJobStore } from '@promptpix/queue/src/redis-job-store';
@@ -82,6 +85,10 @@ export interface Infrastructure {
   queue: GenerationQueue;
   storage: Storage;
   model: ImageModel;
+  /** Reads prompts' meaning for instant mode; null when INSTANT_EMBEDDINGS=off. */
+  embedder: PromptEmbedder | null;
+  /** Gives library images their meaning vectors (worker loop, library seed); null without an embedder. */
+  libraryIndexer: LibraryIndexer | null;
   quota: QuotaService;
   events: EventRecorder;
   eventStore: ReturnType<typeof createEventRepository>;
@@ -202,12 +209,14 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const singleFlight = redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight();
   const activeJobs = redis ? createRedisActiveJobs({ redis, prefix }) : createMemoryActiveJobs();
 
+  const library = createLibraryRepository(db.prisma);
+  const embedder = createPromptEmbedder(config.instantEmbeddings);
   return {
     db,
     accounts: createAccountRepository(db.prisma),
     apiKeys: createApiKeyRepository(db.prisma),
     images: createImageRepository(db.prisma, db.sql),
-    library: createLibraryRepository(db.prisma),
+    library,
     imageFlags: createImageFlagRepository(db.prisma),
     permalinks: createPermalinkRepository(db.prisma),
     styles: createStyleRepository(db.prisma),
@@ -216,6 +225,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     queue,
     storage: await createStorage(config.storage),
     model: createModel(config.model),
+    embedder,
+    libraryIndexer: embedder ? createLibraryIndexer({ library, embedder }) : null,
     quota: createQuotaService({ store: createQuotaStore(db.prisma, db.sql), monthlyGenerations: config.monthlyGenerations, now }),
     events,
     eventStore: eventRepository,

@@ -1,4 +1,4 @@
-import { newId, normalizePrompt, type ImageModel, type Storage } from '@promptpix/core';
+import { newId, normalizePrompt, type ImageModel, type LibraryIndexer, type Storage } from '@promptpix/core';
 import type { AccountRepository, ImageRepository, LibraryRepository } from '@promptpix/db';
 import { encodeImage } from '@promptpix/models';
 
@@ -36,6 +36,8 @@ export interface LibrarySeedDeps {
   accounts: AccountRepository;
   images: ImageRepository;
   library: LibraryRepository;
+  /** Embeds the new samples at once, so instant mode matches them by meaning right after the seed. */
+  libraryIndexer: LibraryIndexer | null;
   model: ImageModel;
   storage: Storage;
   now: () => Date;
@@ -76,5 +78,6 @@ export async function seedLibrary(d: LibrarySeedDeps): Promise<{ seeded: number;
       createdAt: joinedBefore,
     });
   }
+  await d.libraryIndexer?.indexPending();
   return { seeded: SAMPLE_LIBRARY.length, existing: 0 };
 }

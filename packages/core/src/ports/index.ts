@@ -5,3 +5,4 @@ export * from './model';
 export * from './coordination';
 export * from './webhooks';
 export * from './mailer';
+export * from './meaning';

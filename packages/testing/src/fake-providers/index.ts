@@ -2,3 +2,4 @@ export { fakeImage, fakeImageColour, times, type FakeBehaviour, type FakeFailure
 export { startFakeOpenAI, openAIError, type FakeOpenAIBehaviour, type FakeOpenAIOptions } from './openai';
 export { startFakeReplicate, replicateError, type FakeReplicateBehaviour, type FakeReplicateOptions } from './replicate';
 export { startFakeA1111, a1111Error, type FakeA1111Behaviour, type FakeA1111Options } from './a1111';
+export { startFakeEmbeddings, fakeEmbedding, type FakeEmbeddingsBehaviour, type FakeEmbeddingsOptions } from './embeddings';

@@ -59,6 +59,55 @@ describe.each(SHAPES)('instant mode and the shared library (%s)', (shape) => {
     expect(pool?.prompt).toBe('a lighthouse on a rocky coast at sunset');
   });
 
+  // The issue's first-use report: paraphrases of seeded subjects that share few or no words with them.
+  it.each([
+    ['a puppy in a meadow', 'a dog playing in a field of flowers'],
+    ['business meeting', 'a team meeting in a bright modern office'],
+    ['outer space', 'planets and a ringed moon in deep space'],
+    ['a kitten napping in the sun', 'a cat sleeping on a sunny windowsill'],
+  ])('nearest by meaning: "%s" finds "%s"', async (prompt, expected) => {
+    const res = await instant({ prompt });
+    expect(res.status).toBe(200);
+    expect(res.body.match).toBe('nearest');
+    expect(res.body.matchScore).toBeGreaterThanOrEqual(0.3);
+    expect(res.body.matchScore).toBeLessThan(1);
+    const pool = await service.infra.db.prisma.image.findUnique({ where: { id: res.body.poolImageId } });
+    expect(pool?.prompt).toBe(expected);
+  });
+
+  it('by meaning, the filters still apply: a style with no such subject answers 404', async () => {
+    expect((await instant({ prompt: 'a puppy in a meadow', style: 'watercolor' })).status).toBe(404);
+    expect((await instant({ prompt: 'business meeting', ageBuckets: ['kids'] })).status).toBe(404);
+  });
+
+  it('an embed batch scores by meaning too, with the same matchScore', async () => {
+    const res = await request(service.baseUrl)
+      .post('/api/v1/embed/resolve')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ elements: [{ id: 'a', prompt: 'a puppy in a meadow', mode: 'instant' }, { id: 'b', prompt: 'a parking ticket', mode: 'instant' }] });
+    expect(res.status).toBe(200);
+    const direct = await instant({ prompt: 'a puppy in a meadow' });
+    expect(res.body.results[0]).toMatchObject({ id: 'a', status: 'ready', match: 'nearest', matchScore: direct.body.matchScore, poolImageId: direct.body.poolImageId });
+    expect(res.body.results[1]).toMatchObject({ id: 'b', status: 'failed' });
+  });
+
+  it('a newly generated image is embedded by the worker, off the request path, and then found by meaning', async () => {
+    const maker = await service.createAccount();
+    const made = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${maker.secretKey}`).send({ prompt: 'a giraffe eating leaves from an acacia' });
+    expect(made.status).toBe(202);
+    await service.waitForJob(made.body.jobId, maker.secretKey);
+    const image = await service.infra.db.prisma.image.findFirstOrThrow({ where: { prompt: 'a giraffe eating leaves from an acacia' } });
+    // The worker's indexer pass runs every 10 s: wait for the vector, then ask with other words.
+    const deadline = Date.now() + 45_000;
+    while (!(await service.infra.db.prisma.image.findUnique({ where: { id: image.id } }))?.meaningSpace) {
+      if (Date.now() > deadline) throw new Error('the worker never embedded the new library image');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const res = await instant({ prompt: 'a camelopard feeding in the savanna' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ match: 'nearest', poolImageId: image.id });
+  }, 60_000);
+
   it('404 when nothing is close enough', async () => {
     const res = await instant({ prompt: 'quarterly tax spreadsheet reconciliation' });
     expect(res.status).toBe(404);
