@@ -41,6 +41,9 @@ describe('documentation samples', () => {
     service = await startTestService('embedded', { LIBRARY_DELAY_SECONDS: '0' });
     // Enterprise: the highest rate limit, so the samples of every page together stay under it.
     account = await service.createAccount({ plan: 'enterprise' });
+    // As an operator does after installing (README): the starter library, before the samples add theirs.
+    const seeded = await fetch(`${service.baseUrl}/admin/api/v1/library/seed`, { method: 'POST', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    if (!seeded.ok) throw new Error(`library seed answered ${seeded.status}`);
     // A scratch directory per run for files samples write; node resolves @promptpix/sdk through the link.
     cwd = mkdtempSync(join(tmpdir(), 'promptpix-docs-'));
     symlinkSync(join(ROOT, 'node_modules'), join(cwd, 'node_modules'));
