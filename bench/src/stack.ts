@@ -133,6 +133,8 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
     PUBLIC_BASE_URL: baseUrl,
     // The bench queues thousands of jobs per key on purpose; the per-key cap would turn them into 429s.
     ACTIVE_JOBS_PER_KEY_ENTERPRISE: '1000000',
+    // Its accounts spread load over up to 96 keys each, past the default cap of live keys.
+    MAX_KEYS_PER_ACCOUNT: '1000',
     ...MALLOC_ENV,
     ...extra,
   });

@@ -41,7 +41,7 @@ export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Prom
   const child = startChild({
     name: 'embedded',
     script: 'apps/server/src/main.ts',
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ADMIN_TOKEN: stack.adminToken, PORT: String(port), PUBLIC_BASE_URL: base },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ADMIN_TOKEN: stack.adminToken, PORT: String(port), PUBLIC_BASE_URL: base, MAX_KEYS_PER_ACCOUNT: '1000' },
     logDir: stack.logDir,
   });
   try {
