@@ -187,14 +187,16 @@ async function main() {
       const accounts = await Promise.all(DEFAULT_TRACE.accountWeights.map((_, a) => c.operator.benchAccount(`bench-trace-${a}`, 4)));
       results.cost!.replay = await replaySlice(ctx, trace, accounts, config.replaySeconds);
     }
-    if (stack.worker) {
-      for (const [k, v] of Object.entries(logLevels(stack.worker))) (results.workerWarnLines ??= {})[`${stack.worker.name} ${k}`] = v;
-      await stack.stopWorker();
-    }
     if (wants(ctx, 'instant')) {
+      // The worker's library indexer embeds the rows the phase adds; the phase waits for it.
+      await ensureWorker(4, 0);
       const instantAcc = await ctx.operator.benchAccount('bench-instant', 32);
       const library = await ctx.operator.createAccount('bench-library');
       results.instant = await runInstantPhase(ctx, instantAcc, library.id);
+    }
+    if (stack.worker) {
+      for (const [k, v] of Object.entries(logLevels(stack.worker))) (results.workerWarnLines ??= {})[`${stack.worker.name} ${k}`] = v;
+      await stack.stopWorker();
     }
   } catch (error) {
     results.meta.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
