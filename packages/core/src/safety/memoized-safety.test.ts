@@ -18,15 +18,18 @@ describe('memoizePromptSafety', () => {
     expect(calls).toEqual(['undefined:a knight with a bloody sword', 'kids:a knight with a bloody sword']);
   });
 
-  it('forgets the least recently used prompt first', () => {
+  it('forgets the least recently used prompt first, within its byte budget', () => {
     const { calls, safety } = counting();
-    const memo = memoizePromptSafety(safety, 2);
-    memo.check('a');
-    memo.check('b');
-    memo.check('a');
-    memo.check('c'); // evicts b, the least recently used
-    memo.check('a');
-    memo.check('b');
-    expect(calls).toEqual(['undefined:a', 'undefined:b', 'undefined:c', 'undefined:b']);
+    const memo = memoizePromptSafety(safety, 16 * 1024);
+    const prompt = (i: number) => `${i} ${'x'.repeat(600)}`;
+    for (let i = 0; i < 40; i++) {
+      memo.check(prompt(0));
+      memo.check(prompt(i));
+    }
+    calls.length = 0;
+    memo.check(prompt(0)); // used all along: still remembered
+    memo.check(prompt(39)); // the newest: remembered
+    memo.check(prompt(1)); // the least recently used: forgotten
+    expect(calls).toEqual([`undefined:${prompt(1)}`]);
   });
 });

@@ -1,17 +1,24 @@
 import type { InvalidationMessage } from '../ports/coordination';
 import { cacheKeysOfRow, cacheKeyString as keyOf, type CacheKey, type CachedImage, type CachedImageWithKey } from '../render-cache';
+import { createByteBoundedMap, heapBytesOf } from './byte-bounded-map';
+
+/** The memo's default share of the gateway's heap (docs/performance.md, "The gateway"). */
+export const CACHE_MEMO_MAX_BYTES = 24 * 2 ** 20;
 
 /**
  * Remembers, per render-cache key, the images stored under it, so repeat renders and embed
  * batches of cached prompts need no database read. Only keys that have images are remembered
  * (a miss is always asked again); an account's entries are evicted through the invalidation bus
- * whenever its images change (new image or variant, reject, pin), and expire after `ttlMs`.
+ * whenever its images change (new image or variant, reject, pin), and expire after `ttlMs`. It
+ * holds at most `maxBytes` of keys and images, oldest dropped first.
  */
-export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxEntries?: number } = {}) {
+export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxBytes?: number } = {}) {
   const now = o.now ?? Date.now;
   const ttlMs = o.ttlMs ?? 30_000;
-  const maxEntries = o.maxEntries ?? 50_000;
-  const entries = new Map<string, { accountId: string; images: CachedImage[]; expiresAt: number }>();
+  const entries = createByteBoundedMap<{ accountId: string; images: CachedImage[]; expiresAt: number }>({
+    maxBytes: o.maxBytes ?? CACHE_MEMO_MAX_BYTES,
+    sizeOf: (e) => 64 + heapBytesOf(e.accountId) + heapBytesOf(e.images),
+  });
   let generation = 0;
   /**
    * findMany's reads in progress, by key: when remembered keys expire together (an embed batch's
@@ -28,7 +35,6 @@ export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxEntr
 
   const put = (id: string, accountId: string, images: CachedImage[], startedAt: number) => {
     if (images.length === 0 || startedAt !== generation) return;
-    if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
     entries.set(id, { accountId, images, expiresAt: now() + ttlMs });
   };
 
@@ -97,10 +103,12 @@ export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxEntr
     invalidate(message: InvalidationMessage): void {
       if (message.kind !== 'images' && message.kind !== 'account') return;
       generation++;
-      for (const [key, e] of entries) if (e.accountId === message.accountId) entries.delete(key);
+      entries.deleteWhere((e) => e.accountId === message.accountId);
     },
 
-    size: () => entries.size,
+    size: () => entries.size(),
+    /** Estimated bytes held. */
+    bytes: () => entries.bytes(),
   };
 }
 

@@ -67,9 +67,15 @@ describe('key cache', () => {
     expect(lookup).toHaveBeenCalledTimes(2);
   });
 
-  it('bounds its size', async () => {
-    const cache = createKeyCache({ lookup: async (h) => key(h), now, maxEntries: 3 });
-    for (const h of ['a', 'b', 'c', 'd', 'e']) await cache.get(h);
-    expect(cache.size()).toBe(3);
+  it('bounds its bytes, dropping the oldest keys first', async () => {
+    const lookup = jest.fn(async (h: string) => key(h));
+    const cache = createKeyCache({ lookup, now, maxBytes: 64 * 1024 });
+    for (let i = 0; i < 1000; i++) await cache.get(`h${i}`);
+    expect(cache.bytes()).toBeLessThanOrEqual(64 * 1024);
+    expect(cache.size()).toBeLessThan(1000);
+    await cache.get('h999');
+    expect(lookup).toHaveBeenCalledTimes(1000);
+    await cache.get('h0');
+    expect(lookup).toHaveBeenCalledTimes(1001);
   });
 });

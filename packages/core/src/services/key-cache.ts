@@ -1,4 +1,8 @@
 import type { InvalidationMessage } from '../ports/coordination';
+import { createByteBoundedMap } from './byte-bounded-map';
+
+/** The key cache's default share of the gateway's heap. */
+export const KEY_CACHE_MAX_BYTES = 4 * 2 ** 20;
 
 export interface CachedKey {
   id: string;
@@ -13,7 +17,8 @@ export interface KeyCacheOptions<T extends CachedKey> {
   ttlMs?: number;
   /** How long an unknown hash is remembered (bounds database reads under a flood of bad keys). */
   negativeTtlMs?: number;
-  maxEntries?: number;
+  /** At most this many bytes of hashes and key records (estimated), oldest dropped first. */
+  maxBytes?: number;
 }
 
 /**
@@ -25,13 +30,11 @@ export function createKeyCache<T extends CachedKey>(o: KeyCacheOptions<T>) {
   const now = o.now ?? Date.now;
   const ttlMs = o.ttlMs ?? 10_000;
   const negativeTtlMs = o.negativeTtlMs ?? 2_000;
-  const maxEntries = o.maxEntries ?? 10_000;
-  const entries = new Map<string, { value: T | null; expiresAt: number }>();
+  const entries = createByteBoundedMap<{ value: T | null; expiresAt: number }>({ maxBytes: o.maxBytes ?? KEY_CACHE_MAX_BYTES });
   const inFlight = new Map<string, Promise<T | null>>();
   let generation = 0;
 
   function remember(hash: string, value: T | null) {
-    if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
     entries.set(hash, { value, expiresAt: now() + (value ? ttlMs : negativeTtlMs) });
   }
 
@@ -53,14 +56,12 @@ export function createKeyCache<T extends CachedKey>(o: KeyCacheOptions<T>) {
 
     invalidate(message: InvalidationMessage): void {
       generation++;
-      for (const [hash, entry] of entries) {
-        const v = entry.value;
-        if (!v) continue;
-        if ((message.kind === 'key' && v.id === message.keyId) || (message.kind === 'account' && v.account.id === message.accountId)) entries.delete(hash);
-      }
+      entries.deleteWhere(({ value: v }) => v !== null && ((message.kind === 'key' && v.id === message.keyId) || (message.kind === 'account' && v.account.id === message.accountId)));
     },
 
-    size: () => entries.size,
+    size: () => entries.size(),
+    /** Estimated bytes held. */
+    bytes: () => entries.bytes(),
   };
 }
 

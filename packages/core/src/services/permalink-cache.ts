@@ -1,5 +1,9 @@
 import type { InvalidationMessage } from '../ports/coordination';
 import { choosePermalinkImage, permalinkRefererAllowed, type PermalinkCandidate } from '../permalinks';
+import { createByteBoundedMap } from './byte-bounded-map';
+
+/** The permalink cache's default share of the gateway's heap. */
+export const PERMALINK_CACHE_MAX_BYTES = 4 * 2 ** 20;
 
 export interface PermalinkForServing {
   id: string;
@@ -21,12 +25,12 @@ export function createPermalinkCache(o: {
   load(handle: string, name: string): Promise<PermalinkForServing | null>;
   now?: () => number;
   ttlMs?: number;
-  maxEntries?: number;
+  /** At most this many bytes of names and permalinks (estimated), oldest dropped first. */
+  maxBytes?: number;
 }) {
   const now = o.now ?? Date.now;
   const ttlMs = o.ttlMs ?? 5_000;
-  const maxEntries = o.maxEntries ?? 10_000;
-  const entries = new Map<string, { value: PermalinkForServing | null; expiresAt: number; rotation: number }>();
+  const entries = createByteBoundedMap<{ value: PermalinkForServing | null; expiresAt: number; rotation: number }>({ maxBytes: o.maxBytes ?? PERMALINK_CACHE_MAX_BYTES });
   let generation = 0;
 
   async function entry(handle: string, name: string) {
@@ -36,10 +40,7 @@ export function createPermalinkCache(o: {
     const startedAt = generation;
     const value = await o.load(handle, name);
     const fresh = { value, expiresAt: now() + ttlMs, rotation: hit?.rotation ?? 0 };
-    if (startedAt === generation) {
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-      entries.set(key, fresh);
-    }
+    if (startedAt === generation) entries.set(key, fresh);
     return fresh;
   }
 
@@ -55,8 +56,12 @@ export function createPermalinkCache(o: {
     invalidate(message: InvalidationMessage): void {
       if (message.kind !== 'permalinks' && message.kind !== 'account') return;
       generation++;
-      for (const [key, e] of entries) if (!e.value || e.value.accountId === message.accountId) entries.delete(key);
+      entries.deleteWhere((e) => !e.value || e.value.accountId === message.accountId);
     },
+
+    size: () => entries.size(),
+    /** Estimated bytes held. */
+    bytes: () => entries.bytes(),
   };
 }
 

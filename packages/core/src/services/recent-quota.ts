@@ -1,5 +1,9 @@
 import type { QuotaState } from '../quota';
 import type { QuotaAccount } from './quota-service';
+import { createByteBoundedMap } from './byte-bounded-map';
+
+/** Bytes of one remembered account: its id, the promise and the state it settles to (estimated). */
+const ENTRY_BYTES = 400;
 
 /**
  * The quota as headers on cache hits show it (README, "Quota headers on cache hits"), read at
@@ -7,11 +11,10 @@ import type { QuotaAccount } from './quota-service';
  * round trip. The headers may lag a generation made in that window; the quota itself is always
  * enforced by the atomic reservation, never by this.
  */
-export function createRecentQuota(peek: (account: QuotaAccount) => Promise<QuotaState>, o: { ttlMs?: number; now?: () => number; maxEntries?: number } = {}) {
+export function createRecentQuota(peek: (account: QuotaAccount) => Promise<QuotaState>, o: { ttlMs?: number; now?: () => number; maxBytes?: number } = {}) {
   const ttlMs = o.ttlMs ?? 1000;
   const now = o.now ?? Date.now;
-  const maxEntries = o.maxEntries ?? 10_000;
-  const recent = new Map<string, { state: Promise<QuotaState>; expiresAt: number }>();
+  const recent = createByteBoundedMap<{ state: Promise<QuotaState>; expiresAt: number }>({ maxBytes: o.maxBytes ?? 2 ** 20, sizeOf: () => ENTRY_BYTES });
 
   return (account: QuotaAccount): Promise<QuotaState> => {
     const hit = recent.get(account.id);
@@ -20,7 +23,6 @@ export function createRecentQuota(peek: (account: QuotaAccount) => Promise<Quota
     const state = peek(account);
     recent.set(account.id, { state, expiresAt: now() + ttlMs });
     state.catch(() => recent.delete(account.id));
-    if (recent.size > maxEntries) recent.delete(recent.keys().next().value as string);
     return state;
   };
 }
