@@ -52,6 +52,11 @@ RUN node scripts/build.mjs
 USER 1000:1000
 
 # ---- role: gateway -------------------------------------------------------------------------
+# A 128 MB old generation, as `npm run start:gateway` sets: the live heap is about 40 MB plus the
+# in-process caches, which are bounded by bytes (about 37 MB in all); without a limit V8 lets
+# garbage grow the heap to 200+ MB under load (docs/performance.md, "The gateway"). An operator's
+# own NODE_OPTIONS replaces this one.
+ENV NODE_OPTIONS=--max-old-space-size=128
 EXPOSE 3000
 # Liveness: the process answers. Readiness (database, Redis, storage) is GET /api/ready.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \

@@ -4,7 +4,7 @@
  * first. Built into a temporary folder inside the checkout (bundles find their packages in the
  * repository's node_modules, as dist/ does), the way the Docker images build dist/.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -85,11 +85,33 @@ it('npm start, the start:* scripts, admin and db:migrate run the bundles with pl
   const scripts = pkg.scripts;
   // The long-running services cap glibc's malloc arenas (an operator's own value wins); `exec`
   // replaces npm's shell, so the signals npm forwards reach node itself.
-  for (const [script, bundle] of [['start', 'server'], ['start:gateway', 'gateway'], ['start:worker', 'worker']]) {
+  for (const [script, bundle] of [['start', 'server'], ['start:worker', 'worker']]) {
     expect(scripts[script]).toBe(`MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} exec node --enable-source-maps dist/${bundle}.js`);
   }
+  // The gateway also runs under a heap limit, placed first in NODE_OPTIONS so an operator's own wins.
+  expect(scripts['start:gateway']).toBe(`MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} NODE_OPTIONS="--max-old-space-size=128 \${NODE_OPTIONS:-}" exec node --enable-source-maps dist/gateway.js`);
   for (const [script, bundle] of [['admin', 'admin'], ['db:migrate', 'migrate']]) expect(scripts[script]).toBe(`node --enable-source-maps dist/${bundle}.js`);
   for (const script of ['start', 'start:gateway', 'start:worker', 'admin', 'db:migrate']) expect(scripts[`pre${script}`]).toBe('node scripts/build.mjs --if-stale');
   expect(scripts.build).toBe('node scripts/build.mjs');
   expect(Object.keys(pkg.dependencies)).not.toContain('tsx');
+});
+
+it("start:gateway's heap limit is the default, and an operator's NODE_OPTIONS overrides it", () => {
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start:gateway'];
+  // The script as npm's shell runs it, with the bundle swapped for a print of V8's heap limit.
+  const probe = script.replace('--enable-source-maps dist/gateway.js', `-e "console.log(require('v8').getHeapStatistics().heap_size_limit / 2 ** 20)"`);
+  const heapLimitMb = (nodeOptions?: string) => {
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS;
+    if (nodeOptions !== undefined) env.NODE_OPTIONS = nodeOptions;
+    return Number(execFileSync('sh', ['-c', probe], { env, encoding: 'utf8' }).trim());
+  };
+  const unlimited = Number(execFileSync(process.execPath, ['-e', "console.log(require('v8').getHeapStatistics().heap_size_limit / 2 ** 20)"], { encoding: 'utf8' }).trim());
+  const byDefault = heapLimitMb();
+  // The limit is the old generation plus the young generation's semi-spaces.
+  expect(byDefault).toBeGreaterThanOrEqual(128);
+  expect(byDefault).toBeLessThan(200);
+  expect(byDefault).toBeLessThan(unlimited);
+  expect(heapLimitMb('--max-old-space-size=512')).toBeGreaterThanOrEqual(512);
+  expect(heapLimitMb('--enable-source-maps')).toBe(byDefault);
 });

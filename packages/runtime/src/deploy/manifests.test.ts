@@ -47,7 +47,7 @@ const ROLES = {
 } as const;
 
 describe('Dockerfiles', () => {
-  it.each(Object.entries(ROLES))('%s: node:20-bookworm-slim, production dependencies only, the built bundle on plain node, a non-root USER, a HEALTHCHECK on /api/health', (_role, r) => {
+  it.each(Object.entries(ROLES))('%s: node:20-bookworm-slim, production dependencies only, the built bundle on plain node, a non-root USER, a HEALTHCHECK on /api/health', (role, r) => {
     const text = read(r.dockerfile);
     expect(text).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
     const stages = dockerStages(text);
@@ -70,12 +70,17 @@ describe('Dockerfiles', () => {
     // node; quick-start.int.test.ts serves the README's flow through the start scripts), with no loader.
     const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
     const cmd = JSON.parse(of('CMD')[0].args) as string[];
-    const [arenas, exec, ...command] = scripts[r.startScript].split(' ');
-    expect(exec).toBe('exec');
-    expect(cmd).toEqual(command);
-    // The script's environment prefix is the image's ENV.
-    expect(arenas).toBe('MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2}');
-    expect(of('ENV').map((i) => i.args).join(' ')).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
+    const [, prefix, command] = /^((?:\w+=(?:"[^"]*"|\S+) )+)exec (.+)$/.exec(scripts[r.startScript])!;
+    expect(cmd).toEqual(command.split(' '));
+    // The script's environment prefix is the image's ENV (where the script adds its default to
+    // an operator's NODE_OPTIONS, the image's ENV is the default an operator's replaces).
+    const env = of('ENV').map((i) => i.args).join(' ');
+    expect(prefix).toMatch(/^MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} /);
+    expect(env).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
+    const heapLimit = /NODE_OPTIONS="(--max-old-space-size=\d+) \$\{NODE_OPTIONS:-\}"/.exec(prefix)?.[1];
+    if (heapLimit) expect(env).toContain(`NODE_OPTIONS=${heapLimit}`);
+    else expect(env).not.toContain('NODE_OPTIONS');
+    expect(role === 'gateway').toBe(heapLimit !== undefined);
     expect(cmd).toEqual(['node', '--enable-source-maps', expect.stringMatching(/^dist\/\w+\.js$/)]);
     // The bundle is built in the final stage, from the sources it copies, before dropping root.
     const runs = final.instructions.map((i) => `${i.keyword} ${i.args}`);
