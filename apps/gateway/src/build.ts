@@ -1,6 +1,6 @@
 import { createCacheMemo, createEmbedResolver, createGenerationService, createInstantService, createJobCancellation, createKeyCache, createPermalinkCache, createPromptSafety, createRecentQuota, createStyleResolver, memoizePromptSafety, newId, type CacheKey } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
-import { infrastructureReadiness, instrumentGenerations } from '@promptpix/runtime/src/metrics';
+import { infrastructureReadiness, instrumentGenerations, reportCacheBytes } from '@promptpix/runtime/src/metrics';
 import type { GatewayDeps } from './deps';
 import { createLastUsedRecorder } from './http/key-last-used';
 import { createBudgetHitRecorder } from './http/budget-hits';
@@ -60,6 +60,7 @@ export function buildGatewayDeps(
   const keyCache = createKeyCache({ lookup: (hash) => infra.apiKeys.findActiveByHash(hash) });
   const permalinkCache = createPermalinkCache({ load: (handle, name) => infra.permalinks.findForServing(handle, name) });
   const openStreams = createOpenStreams(config.jobStreams);
+  reportCacheBytes(infra.metrics, { renderCache: memo.bytes, keys: keyCache.bytes, permalinks: permalinkCache.bytes, ...(promptSafety && { promptSafety: promptSafety.bytes }) });
   infra.invalidation.subscribe((message) => {
     keyCache.invalidate(message);
     openStreams.invalidate(message);

@@ -130,6 +130,24 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   };
 }
 
+/**
+ * `promptpix_gateway_cache_bytes{cache}`: the estimated bytes each in-process cache holds, read on
+ * scrape. Each is bounded by its own budget (docs/performance.md, "The gateway").
+ */
+export function reportCacheBytes(metrics: Metrics, caches: Record<string, () => number>): void {
+  // A second set of gateway dependencies over the same infrastructure reports its own caches.
+  metrics.registry.removeSingleMetric('promptpix_gateway_cache_bytes');
+  new Gauge({
+    name: 'promptpix_gateway_cache_bytes',
+    help: 'Estimated bytes held by each in-process cache of the gateway (bounded by its byte budget)',
+    labelNames: ['cache'] as const,
+    registers: [metrics.registry],
+    collect() {
+      for (const [cache, bytes] of Object.entries(caches)) this.set({ cache }, bytes());
+    },
+  });
+}
+
 const seconds = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9;
 
 /** Counts every render-cache hit the service records as a `cache_hit` event. */

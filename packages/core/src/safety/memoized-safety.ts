@@ -11,7 +11,7 @@ export const SAFETY_MEMO_MAX_BYTES = 4 * 2 ** 20;
  * on nothing else, and pages resolve the same prompts over and over: without this, an embed batch
  * of 50 cached elements spent most of its CPU re-checking prompts it had checked before.
  */
-export function memoizePromptSafety(inner: PromptSafety, maxBytes = SAFETY_MEMO_MAX_BYTES): PromptSafety {
+export function memoizePromptSafety(inner: PromptSafety, maxBytes = SAFETY_MEMO_MAX_BYTES): PromptSafety & { bytes(): number } {
   const verdicts = createByteBoundedMap<PromptSafetyVerdict>({ maxBytes });
   return {
     check(prompt: string, ageBucket?: AgeBucket): PromptSafetyVerdict {
@@ -26,5 +26,7 @@ export function memoizePromptSafety(inner: PromptSafety, maxBytes = SAFETY_MEMO_
       verdicts.set(key, verdict);
       return verdict;
     },
+    /** Estimated bytes held. */
+    bytes: verdicts.bytes,
   };
 }

@@ -57,6 +57,11 @@ describe.each(SHAPES)('GET /metrics after some traffic (%s)', (shape) => {
     expect(sample(body, 'promptpix_generation_requests_total{outcome="derived"}')).toBe(1);
     expect(sample(body, 'promptpix_cache_hits_total{kind="exact"}')).toBe(1);
     expect(sample(body, 'promptpix_cache_hits_total{kind="derived"}')).toBe(1);
+    // The in-process caches report their estimated bytes (the render cache was emptied for this
+    // account when its derived image was stored; the keys used are remembered).
+    expect(sample(body, 'promptpix_gateway_cache_bytes{cache="renderCache"}')).toBeGreaterThanOrEqual(0);
+    expect(sample(body, 'promptpix_gateway_cache_bytes{cache="keys"}')).toBeGreaterThan(0);
+    expect(sample(body, 'promptpix_gateway_cache_bytes{cache="permalinks"}')).toBe(0);
     // The in-process worker shares this instance's registry: one model call, two jobs (fresh + derived).
     expect(sample(body, 'promptpix_model_duration_seconds_count{provider="procedural",outcome="success"}')).toBe(1);
     expect(sample(body, 'promptpix_generation_duration_seconds_count{provider="procedural",outcome="success"}')).toBe(2);
