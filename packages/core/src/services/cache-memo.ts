@@ -2,6 +2,18 @@ import type { InvalidationMessage } from '../ports/coordination';
 import { cacheKeysOfRow, cacheKeyString as keyOf, type CacheKey, type CachedImage, type CachedImageWithKey } from '../render-cache';
 import { createByteBoundedMap, heapBytesOf } from './byte-bounded-map';
 
+const imageOf = (r: CachedImageWithKey): CachedImage => ({
+  id: r.id,
+  storageKey: r.storageKey,
+  width: r.width,
+  height: r.height,
+  format: r.format,
+  sourceImageId: r.sourceImageId,
+  rejected: r.rejected,
+  createdAt: r.createdAt,
+  seed: r.seed,
+});
+
 /** The memo's default share of the gateway's heap (docs/performance.md, "The gateway"). */
 export const CACHE_MEMO_MAX_BYTES = 24 * 2 ** 20;
 
@@ -79,7 +91,12 @@ export function createCacheMemo(o: { now?: () => number; ttlMs?: number; maxByte
         const startedAt = generation;
         const batch = read(accountId, [...missing.values()]).then((rows) => {
           const fresh = new Map<string, CachedImage[]>([...missing.keys()].map((id) => [id, []]));
-          for (const row of rows) for (const key of cacheKeysOfRow(accountId, row)) fresh.get(keyOf(key))?.push(row);
+          for (const row of rows) {
+            // Remembered without its key's columns: a 2,000-character prompt on each of 50 rows
+            // would otherwise be held 50 times over.
+            const image = imageOf(row);
+            for (const key of cacheKeysOfRow(accountId, row)) fresh.get(keyOf(key))?.push(image);
+          }
           for (const [id, images] of fresh) put(id, accountId, images, startedAt);
           return fresh;
         });
