@@ -110,8 +110,13 @@ export function evaluateTargets(r: Results): Target[] {
     t.push({ name: 'Instant match p50, 100k vs 1k library', target: '≤ 3×', measured: `${f(r.instant.p50Growth, 2)}× (${f(b.measurement.load.latencyMs.p50, 2)} vs ${f(a.measurement.load.latencyMs.p50, 2)} ms)`, met: r.instant.p50Growth <= 3 });
   }
   const shipped = r.gatewayMemory?.find((g) => g.runner.includes('as shipped'));
+  const full = r.gatewayMemory?.find((g) => g.caches !== undefined || g.fillRequests !== undefined);
   const rss = r.http?.gateway.peakRssUnderPollMb ?? shipped?.poll.peakRssMb;
-  if (rss !== undefined) t.push({ name: 'Gateway RSS under poll load (peak sampled)', target: '≤ 250 MB', measured: `${f(rss, 0)} MB${shipped?.afterPoll ? ` (memory phase, after the load: ${splitText(shipped.afterPoll)})` : ''}`, met: rss <= 250 });
+  if (rss !== undefined) {
+    const fullText = full ? `; caches full: peak ${f(full.poll.peakRssMb, 0)} MB${full.survived ? '' : ', EXITED'}` : '';
+    const worst = Math.max(rss, full?.poll.peakRssMb ?? 0);
+    t.push({ name: 'Gateway RSS under poll load (peak sampled)', target: '≤ 250 MB', measured: `${f(rss, 0)} MB${fullText}${shipped?.afterPoll ? ` (memory phase, after the load: ${splitText(shipped.afterPoll)})` : ''}`, met: worst <= 250 && full?.survived !== false });
+  }
   const em = r.embeddedMemory;
   if (em) {
     const after = em.afterWorkload.rssMb;
@@ -258,11 +263,23 @@ export function toMarkdown(r: Results): string {
   if (r.gatewayMemory?.length) {
     line('## Gateway memory under the poll load');
     line();
-    line('The same gateway code, restarted fresh for each runner: the esbuild bundle on plain `node` as shipped (`npm run start:gateway`, the image), with a 1 MB young generation, with a 128 MB old generation, and the TypeScript through tsx as it ran before the build. Poll load as in the poll scenario. The split is read from the gateway\'s own gauges right after the load: V8 heap, external (Buffers, ArrayBuffers, wasm memories) and native (the rest of RSS: code, native libraries, malloc arenas, stacks).');
+    line('The same gateway code, restarted fresh for each runner: the esbuild bundle on plain `node` as shipped (`npm run start:gateway`, the image: a 128 MB old generation), the same with every in-process cache first filled to its byte budget with the largest entries a caller can cause and churned during the load, and without the heap limit as before. Poll load as in the poll scenario. The split is read from the gateway\'s own gauges right after the load: V8 heap, external (Buffers, ArrayBuffers, wasm memories) and native (the rest of RSS: code, native libraries, malloc arenas, stacks); "caches" is the caches\' own estimate of their bytes (`promptpix_gateway_cache_bytes`).');
     line();
     table(
-      ['Runner', 'RSS 3 s after start', 'peak RSS under poll', 'VmHWM', 'after: V8 heap total (used)', 'after: external', 'after: native', 'ok req/s', 'p99 ms', 'CPU µs/req'],
-      r.gatewayMemory.map((g) => [g.runner, `${f(g.idleRssMb, 0)} MB`, `${f(g.poll.peakRssMb, 0)} MB`, `${f(g.vmHwmMb, 0)} MB`, g.afterPoll ? `${f(g.afterPoll.heapTotalMb, 0)} (${f(g.afterPoll.heapUsedMb, 0)}) MB` : '–', `${f(g.afterPoll?.externalMb, 0)} MB`, `${f(g.afterPoll?.nativeMb, 0)} MB`, f(g.poll.load.okRps, 0), f(g.poll.load.latencyMs.p99, 2), f(g.poll.serverCpuUsPerReq, 0)]),
+      ['Runner', 'RSS 3 s after start', 'peak RSS under poll', 'VmHWM', 'after: V8 heap total (used)', 'after: external', 'after: native', 'caches after (MB)', 'ok req/s', 'p99 ms', 'CPU µs/req'],
+      r.gatewayMemory.map((g) => [
+        g.survived === false ? `${g.runner} (**exited**)` : g.runner,
+        `${f(g.idleRssMb, 0)} MB`,
+        `${f(g.poll.peakRssMb, 0)} MB`,
+        `${f(g.vmHwmMb, 0)} MB`,
+        g.afterPoll ? `${f(g.afterPoll.heapTotalMb, 0)} (${f(g.afterPoll.heapUsedMb, 0)}) MB` : '–',
+        `${f(g.afterPoll?.externalMb, 0)} MB`,
+        `${f(g.afterPoll?.nativeMb, 0)} MB`,
+        g.caches ? Object.entries(g.caches).map(([k, v]) => `${k} ${v}`).join(', ') : '–',
+        f(g.poll.load.okRps, 0),
+        f(g.poll.load.latencyMs.p99, 2),
+        f(g.poll.serverCpuUsPerReq, 0),
+      ]),
     );
   }
 

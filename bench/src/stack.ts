@@ -22,6 +22,9 @@ export const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
 /** glibc's malloc arenas, as the start scripts and the images cap them (2); BENCH: set MALLOC_ARENA_MAX to compare. */
 export const MALLOC_ENV = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2' };
 
+/** The gateway's heap limit, as `npm run start:gateway` and the gateway image set it. */
+export const GATEWAY_ENV = { NODE_OPTIONS: '--max-old-space-size=128' };
+
 /** What the start scripts and the images run: `node --enable-source-maps dist/<app>.js`. */
 export const BUNDLE_NODE_ARGS = ['--enable-source-maps'];
 export const bundle = (app: 'gateway' | 'worker' | 'server') => ({ script: `dist/${app}.js`, runner: 'node' as const });
@@ -66,7 +69,8 @@ export interface Stack {
   gateway: Child | null;
   worker: Child | null;
   /** The built bundle on plain node, as `npm run start:gateway` and the image run it; `source`: the TypeScript through tsx instead. */
-  startGateway(options?: { nodeArgs?: string[]; source?: boolean }): Promise<Child>;
+  /** `env` replaces variables of the gateway's environment (NODE_OPTIONS: '' runs it without its heap limit). */
+  startGateway(options?: { nodeArgs?: string[]; source?: boolean; env?: Record<string, string> }): Promise<Child>;
   stopGateway(): Promise<void>;
   /**
    * A second gateway on its own port whose PostgreSQL and Redis connections go through the given
@@ -185,9 +189,10 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
 
     async startGateway(options = {}) {
       if (stack.gateway?.isRunning()) throw new Error('gateway already running');
+      const gatewayEnv = env({ ...GATEWAY_ENV, ...options.env });
       const child = options.source
-        ? startChild({ name: 'gateway-tsx', script: 'apps/gateway/src/main.ts', env: env({}), logDir, nodeArgs: options.nodeArgs })
-        : startChild({ name: 'gateway', ...bundle('gateway'), env: env({}), logDir, nodeArgs: [...BUNDLE_NODE_ARGS, ...(options.nodeArgs ?? [])] });
+        ? startChild({ name: 'gateway-tsx', script: 'apps/gateway/src/main.ts', env: gatewayEnv, logDir, nodeArgs: options.nodeArgs })
+        : startChild({ name: 'gateway', ...bundle('gateway'), env: gatewayEnv, logDir, nodeArgs: [...BUNDLE_NODE_ARGS, ...(options.nodeArgs ?? [])] });
       stack.gateway = child;
       await waitHealthy(child, baseUrl);
       return child;
@@ -200,7 +205,7 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
         name: 'gateway-counting',
         ...bundle('gateway'),
         nodeArgs: BUNDLE_NODE_ARGS,
-        env: env({ PORT: String(countingPort), DATABASE_URL: `postgresql://${PG.user}@127.0.0.1:${pgPort}/${dbName}`, REDIS_URL: `redis://127.0.0.1:${redisPort}` }),
+        env: env({ ...GATEWAY_ENV, PORT: String(countingPort), DATABASE_URL: `postgresql://${PG.user}@127.0.0.1:${pgPort}/${dbName}`, REDIS_URL: `redis://127.0.0.1:${redisPort}` }),
         logDir,
       });
       extra.push(child);

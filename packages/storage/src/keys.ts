@@ -27,4 +27,18 @@ export function assertStorageKey(key: string): void {
 /** The key as a URL path: each segment percent-encoded, slashes kept. */
 export const keyToUrlPath = (key: string) => key.split('/').map(encodeURIComponent).join('/');
 
+/**
+ * Segments of characters encodeURIComponent keeps, none starting with a dot (so none is "." or
+ * ".."): such a key, as every key the service writes (`images/<sha256>.webp`), is valid and is
+ * its own URL path. An embed batch builds 50 URLs; this spares each a split, a check and a join.
+ */
+const PLAIN_KEY = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
+
+/** The URL path of a valid key; throws InvalidStorageKeyError for an invalid one. */
+export function urlPathOfKey(key: string): string {
+  if (key.length <= 1024 && PLAIN_KEY.test(key)) return key;
+  assertStorageKey(key);
+  return keyToUrlPath(key);
+}
+
 export const trimTrailingSlashes = (url: string) => url.replace(/\/+$/, '');

@@ -8,7 +8,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Storage } from '@promptpix/core/src/ports/storage';
-import { assertStorageKey, keyToUrlPath, storageKeyProblem, trimTrailingSlashes } from './keys';
+import { assertStorageKey, storageKeyProblem, trimTrailingSlashes, urlPathOfKey } from './keys';
 
 export interface LocalDiskStorageConfig {
   root: string;
@@ -83,8 +83,7 @@ export function createLocalDiskStorage(config: LocalDiskStorageConfig): Storage 
     },
 
     publicUrl(key) {
-      assertStorageKey(key);
-      return `${publicBase}/files/${keyToUrlPath(key)}`;
+      return `${publicBase}/files/${urlPathOfKey(key)}`;
     },
 
     async ping() {

@@ -11,7 +11,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import type { Storage } from '@promptpix/core/src/ports/storage';
-import { assertStorageKey, keyToUrlPath, trimTrailingSlashes } from './keys';
+import { assertStorageKey, trimTrailingSlashes, urlPathOfKey } from './keys';
 
 export interface S3StorageConfig {
   bucket: string;
@@ -100,8 +100,7 @@ export function createS3Storage(config: S3StorageConfig): S3Storage {
     },
 
     publicUrl(key) {
-      assertStorageKey(key);
-      return `${publicBase}/${keyToUrlPath(key)}`;
+      return `${publicBase}/${urlPathOfKey(key)}`;
     },
 
     async ping() {

@@ -133,16 +133,27 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
   findLatestByPrompt: (accountId: string, normalizedPrompt: string) =>
     prisma.image.findFirst({ where: { accountId, normalizedPrompt, rejected: false }, orderBy: { createdAt: 'desc' } }),
 
-  /** Every live image under any of these cache keys' prompts (the caller matches the rest of each key), originals first; one query. */
-  findCachedMany: (accountId: string, keys: CacheKey[]): Promise<CachedImageWithKey[]> =>
-    sql.query<CachedImageWithKey>(
-      `SELECT ${CACHED_COLUMNS}, "normalizedPrompt", "style", "characterId", "ageBucket", "negativePrompt"
+  /**
+   * Every live image under any of these cache keys' prompts and negative prompts (the caller
+   * matches the rest of each key), originals first; one query. Each row names its prompt and
+   * negative prompt by position in the keys' lists rather than carrying them: they may be 2,000
+   * characters each, and a batch of 50 keys reads up to 2,500 rows.
+   */
+  async findCachedMany(accountId: string, keys: CacheKey[]): Promise<CachedImageWithKey[]> {
+    const prompts = [...new Set(keys.map((k) => k.normalizedPrompt))];
+    const negatives = [...new Set(keys.flatMap((k) => (k.negativePrompt === null ? [] : [k.negativePrompt])))];
+    const rows = await sql.query<CachedImage & Pick<CachedImageWithKey, 'style' | 'characterId' | 'ageBucket'> & { promptAt: number; negativeAt: number | null }>(
+      `SELECT ${CACHED_COLUMNS}, "style", "characterId", "ageBucket",
+              array_position($2::text[], "normalizedPrompt") AS "promptAt", array_position($3::text[], "negativePrompt") AS "negativeAt"
        FROM "Image"
        WHERE "accountId" = $1 AND "normalizedPrompt" = ANY($2::text[]) AND NOT "rejected"
+         AND ("negativePrompt" IS NULL OR "negativePrompt" = ANY($3::text[]))
        ORDER BY ("sourceImageId" IS NULL) DESC, "createdAt" DESC
-       LIMIT $3`,
-      [accountId, [...new Set(keys.map((k) => k.normalizedPrompt))], 50 * keys.length],
-    ),
+       LIMIT $4`,
+      [accountId, prompts, negatives, 50 * keys.length],
+    );
+    return rows.map(({ promptAt, negativeAt, ...row }) => ({ ...row, normalizedPrompt: prompts[promptAt - 1], negativePrompt: negativeAt === null ? null : negatives[negativeAt - 1] }));
+  },
 
   /**
    * Every image stored under one render-cache key (originals and variants); one indexed query.

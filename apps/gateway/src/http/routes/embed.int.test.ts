@@ -62,6 +62,35 @@ describe.each(SHAPES)('POST /api/v1/embed/resolve (%s)', (shape) => {
     single.mockRestore();
   });
 
+  it('a batch tells cached images apart by negative prompt, long prompts included, in one query', async () => {
+    const long = `a long embed prompt ${'ж'.repeat(1900)}`;
+    const make = async (body: object) => {
+      const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: long, width: 256, height: 256, ...body });
+      return service.waitForJob(res.body.jobId, account.secretKey);
+    };
+    const plain = await make({});
+    const noBoats = await make({ negativePrompt: `boats ${'ё'.repeat(1900)}` });
+    const noBirds = await make({ negativePrompt: 'birds' });
+    const many = jest.spyOn(service.infra.images, 'findCachedMany');
+    const res = await resolve({
+      elements: [
+        { id: 'birds', prompt: long, negativePrompt: 'birds', width: 256, height: 256 },
+        { id: 'plain', prompt: long, width: 256, height: 256 },
+        { id: 'boats', prompt: long, negativePrompt: `boats ${'ё'.repeat(1900)}`, width: 256, height: 256 },
+        { id: 'other', prompt: long, negativePrompt: 'fish', width: 256, height: 256 },
+      ],
+    });
+    expect(res.body.results.slice(0, 3)).toEqual([
+      { id: 'birds', status: 'ready', imageUrl: noBirds.imageUrl, imageId: noBirds.imageId },
+      { id: 'plain', status: 'ready', imageUrl: plain.imageUrl, imageId: plain.imageId },
+      { id: 'boats', status: 'ready', imageUrl: noBoats.imageUrl, imageId: noBoats.imageId },
+    ]);
+    // A negative prompt never stored is a fresh generation, not one of the others.
+    expect(res.body.results[3]).toEqual({ id: 'other', status: 'generating', jobId: expect.any(String) });
+    expect(many).toHaveBeenCalledTimes(1);
+    many.mockRestore();
+  });
+
   it("a styled element is served from the cache whatever the preset's spelling", async () => {
     const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'a styled embed kettle', style: 'watercolor', width: 256, height: 256 });
     const job = await service.waitForJob(res.body.jobId, account.secretKey);
