@@ -42,6 +42,8 @@ export interface PublishableCaller {
   signingSecret?: string;
 }
 
+const NO_STYLE: { style?: string; renderStyle?: string; promptTemplate?: string } = {};
+
 const failure = (error: unknown): string => {
   if (error instanceof AppError) {
     const field = (error.body.details as { fieldErrors?: Record<string, string[]> } | undefined)?.fieldErrors;
@@ -73,6 +75,8 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => {
         shortcutNames.length > 0 ? d.findPermalinks(account.id, shortcutNames) : Promise.resolve(new Map()),
       ]);
       const cached = new Map<EmbedElement, CachedImage[]>(generateElements.map((e, i) => [e, cachedPerKey[i]]));
+      // One instant for the batch's events: they happen in the same request.
+      const at = d.now();
 
       const resolveOne = async (element: EmbedElement): Promise<EmbedResult> => {
         const id = element.id;
@@ -84,8 +88,9 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => {
         const verdict = d.promptSafety?.check(element.prompt!, element.age);
         if (verdict && !verdict.allowed) return { id, status: 'failed', error: `prompt: ${verdict.reason}` };
         if (element.character && !(await d.characterExists(account.id, element.character))) return { id, status: 'failed', error: 'character: Unknown character' };
-        const style = await d.resolveStyle(account, element.style);
-        const blocked = blockedModelText(d.promptSafety ?? null, { prompt: element.prompt!, promptTemplate: style.promptTemplate, ageBucket: element.age });
+        const style = element.style === undefined ? NO_STYLE : await d.resolveStyle(account, element.style);
+        // The prompt was screened above; what a style adds is screened with it.
+        const blocked = style.promptTemplate === undefined ? null : blockedModelText(d.promptSafety ?? null, { prompt: element.prompt!, promptTemplate: style.promptTemplate, ageBucket: element.age });
         if (blocked) return { id, status: 'failed', error: `${blocked.field}: ${blocked.reason}` };
         if (element.mode === 'instant') {
           const match = await d.instant.match(account.id, { prompt: element.prompt!, style: element.style, ageBucket: element.age, tags: element.tags });
@@ -109,7 +114,7 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => {
         const candidates = cached.get(element) ?? [];
         const decision = decideFromCache(candidates, request);
         if (decision.kind === 'exact') {
-          d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.image.id, metadata: { via: 'embed' } });
+          d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.image.id, metadata: { via: 'embed' }, createdAt: at });
           return { id, status: 'ready', imageUrl: d.storage.publicUrl(decision.image.storageKey), imageId: decision.image.id };
         }
         const fresh = publishable && freshLimitsOf(publishable, signed);
