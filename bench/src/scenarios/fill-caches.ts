@@ -15,7 +15,9 @@ const PROMPTS = 1200;
 const IMAGES_PER_PROMPT = 50;
 const PARALLEL = 8;
 
-const longPrompt = (i: number) => `${i} ${'ж'.repeat(1995)}`;
+// The index in Cyrillic letters: the prompt screen reads some numbers as leetspeak (455, 717).
+const DIGITS = 'абвгдежзий';
+const longPrompt = (i: number) => `${[...String(i)].map((c) => DIGITS[Number(c)]).join('')} ${'ж'.repeat(1995)}`;
 
 async function inParallel(n: number, one: (i: number) => Promise<void>) {
   let next = 0;
@@ -38,7 +40,7 @@ export async function fillAccount(ctx: Ctx): Promise<BenchAccount> {
   await ctx.stack.sql.query(
     `INSERT INTO "Image" ("id", "accountId", "prompt", "normalizedPrompt", "width", "height", "format", "seed", "storageKey", "bytes")
      SELECT gen_random_uuid(), $1, p.text, p.text, 1024 - n, 1024 - n, 'webp', 1000000 + i * 100 + n, 'images/' || md5(p.text || n) || '.webp', 1000
-     FROM generate_series(0, $2 - 1) AS i, generate_series(0, $3 - 1) AS n, LATERAL (SELECT i || ' ' || repeat('ж', 1995) AS text) AS p`,
+     FROM generate_series(0, $2 - 1) AS i, generate_series(0, $3 - 1) AS n, LATERAL (SELECT translate(i::text, '0123456789', '${DIGITS}') || ' ' || repeat('ж', 1995) AS text) AS p`,
     [account.id, PROMPTS, IMAGES_PER_PROMPT],
   );
   return account;
@@ -56,9 +58,10 @@ export async function fillGatewayCaches(ctx: Ctx, account: BenchAccount, round =
   await inParallel(batches, async (b) => {
     const elements = Array.from({ length: 50 }, (_, j) => ({ id: `e${j}`, prompt: longPrompt(b * 50 + j) }));
     const res = await fetch(`${base}/api/v1/embed/resolve`, { method: 'POST', headers: { authorization: `Bearer ${account.keys[b % account.keys.length]}`, 'content-type': 'application/json' }, body: JSON.stringify({ elements }) });
-    const body = (await res.json()) as { results?: Array<{ status: string }> };
+    const body = (await res.json()) as { results?: Array<{ status: string; error?: string }> };
     requests++;
-    if (!res.ok || body.results?.some((r) => r.status !== 'ready')) throw new Error(`fill: embed batch ${b}: HTTP ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+    const notReady = body.results?.find((r) => r.status !== 'ready');
+    if (!res.ok || notReady) throw new Error(`fill: embed batch ${b}: HTTP ${res.status} ${JSON.stringify(notReady ?? body).slice(0, 300)}`);
   });
   await inParallel(20_000, async () => {
     await (await fetch(`${base}/api/v1/job/00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer sk_live_${randomBytes(30).toString('base64url').replace(/[-_]/g, 'x')}` } })).arrayBuffer();

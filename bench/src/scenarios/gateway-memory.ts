@@ -10,7 +10,7 @@ import type { Ctx } from '../context';
 import { runAutocannon, type LoadTarget } from '../load';
 import { measure, type Measurement } from '../measure';
 import { memorySplit, splitText, type MemorySplit } from '../memory';
-import { readMemory, sleep } from '../proc';
+import { logTail, readMemory, sleep } from '../proc';
 import { cacheMegabytes, fillAccount, fillGatewayCaches } from './fill-caches';
 
 export interface GatewayMemoryRow {
@@ -54,7 +54,9 @@ export async function runGatewayMemory(ctx: Ctx, poll: LoadTarget): Promise<Gate
     let churn: Promise<number> | undefined;
     if (options.fill) {
       const account = await fillAccount(ctx);
-      const filled = await fillGatewayCaches(ctx, account);
+      const filled = await fillGatewayCaches(ctx, account).catch((error: unknown) => {
+        throw new Error(`${String(error)}; the gateway is ${child.isRunning() ? 'running' : 'gone'}:\n${logTail(child, 60)}`);
+      });
       fillRequests = filled.requests;
       log(`memory: ${runner}: filled with ${filled.requests} requests: ${JSON.stringify(filled.caches)} MB; RSS ${readMemory(child.pid)?.rssMb?.toFixed(0)} MB`);
       // The caches keep turning over during the measured load: new entries evict old ones.
@@ -69,6 +71,7 @@ export async function runGatewayMemory(ctx: Ctx, poll: LoadTarget): Promise<Gate
     const m = await measure(() => runAutocannon(poll, { connections: config.connections, durationS: config.durationS }), { serverPid: child.pid });
     if (churn) fillRequests = (fillRequests ?? 0) + (await churn);
     const survived = child.isRunning();
+    if (!survived) log(`memory: ${runner}: THE GATEWAY EXITED:\n${logTail(child, 60)}`);
     const afterPoll = survived ? await memorySplit(stack.baseUrl, child.pid) : undefined;
     const caches = survived && options.fill ? await cacheMegabytes(stack.baseUrl) : undefined;
     rows.push({ runner, idleRssMb: idleRssMb && Math.round(idleRssMb), poll: m, vmHwmMb: afterPoll?.vmHwmMb && Math.round(afterPoll.vmHwmMb), afterPoll, caches, fillRequests, survived });
