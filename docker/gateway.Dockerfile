@@ -53,7 +53,7 @@ USER 1000:1000
 
 # ---- role: gateway -------------------------------------------------------------------------
 # A 128 MB old generation, as `npm run start:gateway` sets: the live heap is about 40 MB plus the
-# in-process caches, which are bounded by bytes (about 37 MB in all); without a limit V8 lets
+# in-process caches, which are bounded by bytes (about 20 MB in all); without a limit V8 lets
 # garbage grow the heap to 200+ MB under load (docs/performance.md, "The gateway"). An operator's
 # own NODE_OPTIONS replaces this one.
 ENV NODE_OPTIONS=--max-old-space-size=128

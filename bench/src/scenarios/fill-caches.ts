@@ -19,11 +19,13 @@ const PARALLEL = 8;
 const DIGITS = 'абвгдежзий';
 const longPrompt = (i: number) => `${[...String(i)].map((c) => DIGITS[Number(c)]).join('')} ${'ж'.repeat(1995)}`;
 
-async function inParallel(n: number, one: (i: number) => Promise<void>) {
+async function inParallel(n: number, one: (i: number) => Promise<void>, stop: () => boolean) {
   let next = 0;
-  await Promise.all(Array.from({ length: PARALLEL }, async () => {
-    while (next < n) await one(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: PARALLEL }, async () => {
+      while (next < n && !stop()) await one(next++);
+    }),
+  );
 }
 
 /** The gateway's own estimate of each cache's bytes (`promptpix_gateway_cache_bytes`), in MB. */
@@ -48,10 +50,10 @@ export async function fillAccount(ctx: Ctx): Promise<BenchAccount> {
 
 /**
  * One pass over every cache: embed batches of all the account's prompts (more than the memo
- * holds, so a second pass reads them again), 20,000 unknown keys, 12,000 unknown permalinks
- * (`round` makes the keys and names new ones).
+ * holds, so a second pass reads them again), 12,000 unknown keys, 5,000 unknown permalinks
+ * (`round` makes the keys and names new ones), or as much of it as is sent before `stop()`.
  */
-export async function fillGatewayCaches(ctx: Ctx, account: BenchAccount, round = 0): Promise<{ requests: number; caches: Record<string, number> }> {
+export async function fillGatewayCaches(ctx: Ctx, account: BenchAccount, round = 0, stop: () => boolean = () => false): Promise<{ requests: number; caches: Record<string, number> }> {
   const base = ctx.stack.baseUrl;
   let requests = 0;
   const batches = Math.ceil(PROMPTS / 50);
@@ -62,15 +64,15 @@ export async function fillGatewayCaches(ctx: Ctx, account: BenchAccount, round =
     requests++;
     const notReady = body.results?.find((r) => r.status !== 'ready');
     if (!res.ok || notReady) throw new Error(`fill: embed batch ${b}: HTTP ${res.status} ${JSON.stringify(notReady ?? body).slice(0, 300)}`);
-  });
-  await inParallel(20_000, async () => {
+  }, stop);
+  await inParallel(12_000, async () => {
     await (await fetch(`${base}/api/v1/job/00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer sk_live_${randomBytes(30).toString('base64url').replace(/[-_]/g, 'x')}` } })).arrayBuffer();
     requests++;
-  });
-  await inParallel(12_000, async (i) => {
+  }, stop);
+  await inParallel(5_000, async (i) => {
     const name = (c: string) => `${round}-${i}`.padStart(200, c);
     await (await fetch(`${base}/api/img/${name('h')}/${name('n')}`, { redirect: 'manual' })).arrayBuffer();
     requests++;
-  });
+  }, stop);
   return { requests, caches: await cacheMegabytes(base) };
 }

@@ -52,6 +52,7 @@ export async function runGatewayMemory(ctx: Ctx, poll: LoadTarget): Promise<Gate
     const idleRssMb = readMemory(child.pid)?.rssMb;
     let fillRequests: number | undefined;
     let churn: Promise<number> | undefined;
+    let measured = false;
     if (options.fill) {
       const account = await fillAccount(ctx);
       const filled = await fillGatewayCaches(ctx, account).catch((error: unknown) => {
@@ -61,14 +62,14 @@ export async function runGatewayMemory(ctx: Ctx, poll: LoadTarget): Promise<Gate
       log(`memory: ${runner}: filled with ${filled.requests} requests: ${JSON.stringify(filled.caches)} MB; RSS ${readMemory(child.pid)?.rssMb?.toFixed(0)} MB`);
       // The caches keep turning over during the measured load: new entries evict old ones.
       churn = (async () => {
-        await sleep(config.warmupS * 1000);
         let n = 0;
-        for (let round = 1; round <= 3 && child.isRunning(); round++) n += (await fillGatewayCaches(ctx, account, round)).requests;
+        for (let round = 1; !measured && child.isRunning(); round++) n += (await fillGatewayCaches(ctx, account, round, () => measured)).requests;
         return n;
       })().catch(() => 0);
     }
     await runAutocannon(poll, { connections: config.connections, durationS: config.warmupS }).done;
     const m = await measure(() => runAutocannon(poll, { connections: config.connections, durationS: config.durationS }), { serverPid: child.pid });
+    measured = true;
     if (churn) fillRequests = (fillRequests ?? 0) + (await churn);
     const survived = child.isRunning();
     if (!survived) log(`memory: ${runner}: THE GATEWAY EXITED:\n${logTail(child, 60)}`);

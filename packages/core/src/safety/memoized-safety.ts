@@ -3,7 +3,7 @@ import type { PromptSafety, PromptSafetyVerdict } from './prompt-safety';
 import { createByteBoundedMap } from '../services/byte-bounded-map';
 
 /** The verdicts' default share of the gateway's heap. */
-export const SAFETY_MEMO_MAX_BYTES = 4 * 2 ** 20;
+export const SAFETY_MEMO_MAX_BYTES = 2 * 2 ** 20;
 
 /**
  * Remembers the verdicts of the most recently checked (prompt, age bucket) pairs, up to
@@ -12,19 +12,21 @@ export const SAFETY_MEMO_MAX_BYTES = 4 * 2 ** 20;
  * of 50 cached elements spent most of its CPU re-checking prompts it had checked before.
  */
 export function memoizePromptSafety(inner: PromptSafety, maxBytes = SAFETY_MEMO_MAX_BYTES): PromptSafety & { bytes(): number } {
-  const verdicts = createByteBoundedMap<PromptSafetyVerdict>({ maxBytes });
+  // Keyed by the prompt itself, with a verdict per age bucket: no key string built per check.
+  const verdicts = createByteBoundedMap<Partial<Record<AgeBucket | 'any', PromptSafetyVerdict>>>({ maxBytes });
   return {
     check(prompt: string, ageBucket?: AgeBucket): PromptSafetyVerdict {
-      const key = `${ageBucket ?? ''}\0${prompt}`;
-      const known = verdicts.get(key);
-      if (known) {
+      const bucket = ageBucket ?? 'any';
+      const known = verdicts.get(prompt);
+      const verdict = known?.[bucket];
+      if (verdict) {
         // Newest last, so the first key is the least recently used.
-        verdicts.touch(key);
-        return known;
+        verdicts.touch(prompt);
+        return verdict;
       }
-      const verdict = inner.check(prompt, ageBucket);
-      verdicts.set(key, verdict);
-      return verdict;
+      const fresh = inner.check(prompt, ageBucket);
+      verdicts.set(prompt, { ...known, [bucket]: fresh });
+      return fresh;
     },
     /** Estimated bytes held. */
     bytes: verdicts.bytes,

@@ -15,7 +15,7 @@ const imageOf = (r: CachedImageWithKey): CachedImage => ({
 });
 
 /** The memo's default share of the gateway's heap (docs/performance.md, "The gateway"). */
-export const CACHE_MEMO_MAX_BYTES = 24 * 2 ** 20;
+export const CACHE_MEMO_MAX_BYTES = 12 * 2 ** 20;
 
 /**
  * Remembers, per render-cache key, the images stored under it, so repeat renders and embed

@@ -2,7 +2,7 @@ import type { InvalidationMessage } from '../ports/coordination';
 import { createByteBoundedMap } from './byte-bounded-map';
 
 /** The key cache's default share of the gateway's heap. */
-export const KEY_CACHE_MAX_BYTES = 4 * 2 ** 20;
+export const KEY_CACHE_MAX_BYTES = 3 * 2 ** 20;
 
 export interface CachedKey {
   id: string;

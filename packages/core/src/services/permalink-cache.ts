@@ -3,7 +3,7 @@ import { choosePermalinkImage, permalinkRefererAllowed, type PermalinkCandidate 
 import { createByteBoundedMap } from './byte-bounded-map';
 
 /** The permalink cache's default share of the gateway's heap. */
-export const PERMALINK_CACHE_MAX_BYTES = 4 * 2 ** 20;
+export const PERMALINK_CACHE_MAX_BYTES = 3 * 2 ** 20;
 
 export interface PermalinkForServing {
   id: string;
