@@ -51,6 +51,12 @@ describe('heapBytesOf', () => {
     expect(heapBytesOf(value)).toBe(bytes);
   });
 
+  it('ends on a cyclic value', () => {
+    const cyclic: Record<string, unknown> = { name: 'x' };
+    cyclic.self = cyclic;
+    expect(heapBytesOf(cyclic)).toBeGreaterThan(1024);
+  });
+
   it('counts nested objects', () => {
     expect(heapBytesOf({ a: { b: 'xy' } })).toBeGreaterThan(heapBytesOf({ b: 'xy' }) + heapBytesOf('xy'));
   });

@@ -6,7 +6,9 @@
  * images under one key). `byte-bounded-map.test.ts` fills each cache with the largest entries a
  * caller can cause and checks the heap really grows by no more than this says.
  */
-export function heapBytesOf(value: unknown): number {
+export function heapBytesOf(value: unknown, depth = 0): number {
+  // Cached values are plain records a few levels deep; this only stops a cycle.
+  if (depth > 16) return 1024;
   switch (typeof value) {
     case 'string':
       return stringBytes(value);
@@ -17,9 +19,9 @@ export function heapBytesOf(value: unknown): number {
     case 'object':
       if (value === null) return 0;
       if (value instanceof Date) return 56;
-      if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + 8 + heapBytesOf(item), 40);
+      if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + 8 + heapBytesOf(item, depth + 1), 40);
       if (value instanceof Promise) return 96;
-      return Object.entries(value).reduce((sum, [k, v]) => sum + 16 + stringBytes(k) / 4 + heapBytesOf(v), 56);
+      return Object.entries(value).reduce((sum, [k, v]) => sum + 16 + stringBytes(k) / 4 + heapBytesOf(v, depth + 1), 56);
     default:
       return 0;
   }
