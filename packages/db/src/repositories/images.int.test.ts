@@ -1,4 +1,5 @@
-import { cacheKeyOf } from '@promptpix/core';
+import { cacheKeyOf, createGroupCommit } from '@promptpix/core';
+import { isStatementRefused } from '../sql';
 import type { Database } from '../client';
 import { bothDatabases } from '../testing';
 import { createQuotaStore } from './accounts';
@@ -122,6 +123,23 @@ describe.each(bothDatabases)('render cache lookup with the quota reservation (%s
       expect(granted.length).toBeLessThanOrEqual(limit);
       expect(new Set(granted).size).toBe(granted.length);
       expect([...granted].sort((x, y) => x - y)).toEqual(Array.from({ length: granted.length }, (_, i) => i + 1));
+    });
+
+    it('through group commit, a lookup the database refuses fails alone; the others of its batch get their units', async () => {
+      const images = createImageRepository(db.prisma, db.sql);
+      const account = await newAccount('many-isolated');
+      const lookup = createGroupCommit({ run: (lookups: Parameters<typeof images.findCachedOrReserveMany>[0]) => images.findCachedOrReserveMany([...lookups]), maxItems: 100, retryAlone: isStatementRefused });
+      const settled = await Promise.allSettled([
+        lookup({ key: cacheKeyOf(account.id, { prompt: 'fine one' }), quota: { periodStart, limit: 10 } }),
+        // Not a uuid: the database refuses the statement that carries it.
+        lookup({ key: cacheKeyOf('not-a-uuid', { prompt: 'broken' }), quota: { periodStart, limit: 10 } }),
+        lookup({ key: cacheKeyOf(account.id, { prompt: 'fine two' }), quota: { periodStart, limit: 10 } }),
+      ]);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(isStatementRefused((settled[1] as PromiseRejectedResult).reason)).toBe(true);
+      const units = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.reservedUsed] : []));
+      expect(units.sort()).toEqual([1, 2]);
+      expect(await usedOf(account.id)).toBe(2);
     });
 
     it('one account with two windows or limits in one call takes two statements, each exact', async () => {
