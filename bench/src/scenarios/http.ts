@@ -40,6 +40,8 @@ export interface ScenarioResult {
   cpuRatioHttp?: number;
   /** Exact PostgreSQL / Redis round trips per request (counting gateway, one request at a time). */
   wire?: WireCost;
+  /** The same with the connection count's requests in flight (generate: what group commit shares under load). */
+  wireUnderLoad?: WireCost;
   /** Minimum ratio of ok req/s to the Express floor, when the scenario has a target. */
   targetRatio?: number;
   elementsPerRequest?: number;
@@ -274,6 +276,10 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
     // The warm-up touches every key once, so the gateway's key cache is as warm as under load.
     result.wire = await countWire(ctx.counting, s.target, { requests: s.id === 'embed' ? 40 : 100, offset: 50_000_000, warmup: s.id === 'embed' ? 70 : 110 });
     log(`http:   ${s.id}: pg ${result.wire.pgRoundTripsPerReq} round trips/req, redis ${result.wire.redisCommandsPerReq} commands/req (${result.wire.redisWritesPerReq} writes)`);
+    if (s.id === 'generate') {
+      result.wireUnderLoad = await countWire(ctx.counting, s.target, { requests: 500, offset: 60_000_000, warmup: 0, inFlight: c });
+      log(`http:   ${s.id}, ${c} in flight: pg ${result.wireUnderLoad.pgRoundTripsPerReq} round trips/req, redis ${result.wireUnderLoad.redisCommandsPerReq} commands/req (${result.wireUnderLoad.redisWritesPerReq} writes)`);
+    }
   }
   await sleep(1500);
   await stack.deleteRedisKeys(`${stack.redisPrefix}:generation:*`);
