@@ -121,6 +121,19 @@ const CACHED_OR_RESERVED_MANY = `
 
 type CachedOrReservedRow = { ord: number; reservedAccount: string | null; reservedUsed: number | null } & { [K in keyof CachedImage]: CachedImage[K] | null };
 
+async function findCachedOrReserveOne(sql: SqlClient, key: CacheKey, quota: QuotaClaim): Promise<CachedOrReserved> {
+  const { text, params } = cachedSelect(key);
+  const n = params.push(quota.periodStart.toISOString(), quota.limit);
+  const rows = await sql.query<CachedImage & { reservedUsed: number | null }>(
+    `WITH hit AS (${text}),
+     reserved AS (${reserveQuotaStatement('$1', `$${n - 1}`, `$${n}`, ' AND NOT EXISTS (SELECT 1 FROM hit)')})
+     SELECT hit.*, reserved."quotaUsed" AS "reservedUsed" FROM (SELECT 1) AS one LEFT JOIN hit ON true LEFT JOIN reserved ON true`,
+    params,
+  );
+  const images = rows.filter((row) => row.id !== null).map(({ reservedUsed: _, ...image }) => image);
+  return { images, reservedUsed: rows[0]?.reservedUsed ?? null };
+}
+
 async function findCachedOrReserveStatement(sql: SqlClient, lookups: readonly CacheLookupWithClaim[]): Promise<CachedOrReserved[]> {
   const column = <T>(of: (l: CacheLookupWithClaim) => T) => lookups.map(of);
   const rows = await sql.query<CachedOrReservedRow>(CACHED_OR_RESERVED_MANY, [
@@ -239,18 +252,7 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
    * statement for a fresh generation's two reads. `reservedUsed` is the new used, or null when
    * nothing was reserved (images found, quota used up, or the window moved on).
    */
-  async findCachedOrReserve(key: CacheKey, quota: QuotaClaim): Promise<{ images: CachedImage[]; reservedUsed: number | null }> {
-    const { text, params } = cachedSelect(key);
-    const n = params.push(quota.periodStart.toISOString(), quota.limit);
-    const rows = await sql.query<CachedImage & { reservedUsed: number | null }>(
-      `WITH hit AS (${text}),
-       reserved AS (${reserveQuotaStatement('$1', `$${n - 1}`, `$${n}`, ' AND NOT EXISTS (SELECT 1 FROM hit)')})
-       SELECT hit.*, reserved."quotaUsed" AS "reservedUsed" FROM (SELECT 1) AS one LEFT JOIN hit ON true LEFT JOIN reserved ON true`,
-      params,
-    );
-    const images = rows.filter((row) => row.id !== null).map(({ reservedUsed: _, ...image }) => image);
-    return { images, reservedUsed: rows[0]?.reservedUsed ?? null };
-  },
+  findCachedOrReserve: (key: CacheKey, quota: QuotaClaim): Promise<CachedOrReserved> => findCachedOrReserveOne(sql, key, quota),
 
   /**
    * `findCachedOrReserve` for many lookups at once (the gateway's group commit): one statement,
@@ -258,6 +260,8 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
    * Answers in the lookups' order.
    */
   async findCachedOrReserveMany(lookups: readonly CacheLookupWithClaim[]): Promise<CachedOrReserved[]> {
+    // Alone in its turn (light load): the single statement, which plans in a fraction of the time.
+    if (lookups.length === 1) return [await findCachedOrReserveOne(sql, lookups[0].key, lookups[0].quota)];
     const answers: CachedOrReserved[] = new Array(lookups.length);
     for (const indexes of statementsFor(lookups.map((l) => ({ accountId: l.key.accountId, ...l.quota })))) {
       const found = await findCachedOrReserveStatement(sql, indexes.map((i) => lookups[i]));
