@@ -16,6 +16,8 @@ export interface Counting {
 
 export interface WireCost {
   requests: number;
+  /** Requests in flight at a time while counting (1: one at a time). */
+  inFlight: number;
   statuses: Record<string, number>;
   pgRoundTripsPerReq: number;
   pgStatementsPerReq: number;
@@ -41,8 +43,12 @@ function shapeOf(target: LoadTarget, i: number): RequestShape {
 
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 
-/** `offset` keeps request variations (distinct prompts) apart from those of the load runs. */
-export async function countWire(counting: Counting, target: LoadTarget, o: { requests: number; offset: number; warmup?: number }): Promise<WireCost> {
+/**
+ * `offset` keeps request variations (distinct prompts) apart from those of the load runs.
+ * `inFlight` > 1 sends the counted requests that many at a time (what group commit shares under
+ * load); the default is one at a time.
+ */
+export async function countWire(counting: Counting, target: LoadTarget, o: { requests: number; offset: number; warmup?: number; inFlight?: number }): Promise<WireCost> {
   const send = async (i: number) => {
     const shape = shapeOf(target, i);
     const res = await fetch(`${counting.baseUrl}${shape.path}`, { method: shape.method, headers: shape.headers, body: shape.body, redirect: 'manual' });
@@ -54,16 +60,21 @@ export async function countWire(counting: Counting, target: LoadTarget, o: { req
   counting.pg.reset();
   counting.redis.reset();
   const statuses: Record<string, number> = {};
-  for (let i = 0; i < o.requests; i++) {
-    const status = await send(o.offset + 1000 + i);
-    statuses[status] = (statuses[status] ?? 0) + 1;
-  }
+  let next = 0;
+  const sender = async () => {
+    while (next < o.requests) {
+      const status = await send(o.offset + 1000 + next++);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, o.inFlight ?? 1) }, sender));
   await sleep(1300); // ...and those of the counted requests are
   const pg = counting.pg.read();
   const redis = counting.redis.read();
   const n = o.requests;
   return {
     requests: n,
+    inFlight: Math.max(1, o.inFlight ?? 1),
     statuses,
     pgRoundTripsPerReq: r3(pg.roundTrips / n),
     pgStatementsPerReq: r3(pg.statements / n),

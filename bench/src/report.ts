@@ -220,6 +220,11 @@ export function toMarkdown(r: Results): string {
         line(`- **${x.title}** (${w.requests} requests, ${JSON.stringify(w.statuses)}): PostgreSQL ${f(w.pgRoundTripsPerReq, 2)} round trips, ${f(w.pgStatementsPerReq, 2)} statements; Redis ${f(w.redisCommandsPerReq, 2)} commands in ${f(w.redisWritesPerReq, 2)} writes.`);
         for (const q of w.sql.slice(0, 8)) line(`  - ${f(q.perReq, 2)}× \`${q.sql.replace(/`/g, "'")}\``);
         if (w.redisCommands.length) line(`  - Redis: ${w.redisCommands.slice(0, 10).map((c) => `${c.command} ${f(c.perReq, 2)}`).join(', ')}`);
+        const u = x.wireUnderLoad;
+        if (u) {
+          line(`  - With ${u.inFlight} requests in flight (${u.requests} requests, ${JSON.stringify(u.statuses)}): PostgreSQL ${f(u.pgRoundTripsPerReq, 2)} round trips, ${f(u.pgStatementsPerReq, 2)} statements; Redis ${f(u.redisCommandsPerReq, 2)} commands in ${f(u.redisWritesPerReq, 2)} writes.`);
+          for (const q of u.sql.slice(0, 4)) line(`    - ${f(q.perReq, 3)}× \`${q.sql.replace(/`/g, "'")}\``);
+        }
       }
       line();
     }

@@ -1,4 +1,5 @@
-import { createCacheMemo, createEmbedResolver, createGenerationService, createInstantService, createJobCancellation, createKeyCache, createPermalinkCache, createPromptSafety, createRecentQuota, createStyleResolver, memoizePromptSafety, newId, type CacheKey } from '@promptpix/core';
+import { createCacheMemo, createGroupCommit, createEmbedResolver, createGenerationService, createInstantService, createJobCancellation, createKeyCache, createPermalinkCache, createPromptSafety, createRecentQuota, createStyleResolver, memoizePromptSafety, newId, type CacheKey } from '@promptpix/core';
+import { isStatementRefused, type CacheLookupWithClaim } from '@promptpix/db';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import { infrastructureReadiness, instrumentGenerations, reportCacheBytes } from '@promptpix/runtime/src/metrics';
 import type { GatewayDeps } from './deps';
@@ -18,10 +19,17 @@ export function buildGatewayDeps(
   // In-process caches of hot lookups, evicted through the invalidation bus when their data changes.
   const memo = createCacheMemo();
   const findCached = (key: CacheKey) => memo.find(key, (k) => infra.images.findCached(k));
+  // Group commit: the fresh generations of one event-loop turn share one statement (each still gets
+  // its own images and unit); a statement the database refuses is retried per lookup.
+  const cachedOrReserved = createGroupCommit({
+    run: (lookups: CacheLookupWithClaim[]) => infra.images.findCachedOrReserveMany(lookups),
+    maxItems: 100,
+    retryAlone: isStatementRefused,
+  });
   const findCachedOrReserve = async (key: CacheKey, quota: { periodStart: Date; limit: number }) => {
     let reservedUsed: number | null = null;
     const images = await memo.find(key, async (k) => {
-      const found = await infra.images.findCachedOrReserve(k, quota);
+      const found = await cachedOrReserved({ key: k, quota });
       reservedUsed = found.reservedUsed;
       return found.images;
     });

@@ -40,6 +40,8 @@ export interface ScenarioResult {
   cpuRatioHttp?: number;
   /** Exact PostgreSQL / Redis round trips per request (counting gateway, one request at a time). */
   wire?: WireCost;
+  /** The same with the connection count's requests in flight (generate: what group commit shares under load). */
+  wireUnderLoad?: WireCost;
   /** Minimum ratio of ok req/s to the Express floor, when the scenario has a target. */
   targetRatio?: number;
   elementsPerRequest?: number;
@@ -280,6 +282,10 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
     const keys = { render: renderAcc.keys.length, embed: embedAcc.keys.length, generate: genAcc.keys.length }[s.id] ?? 1;
     result.wire = await countWire(ctx.counting, s.target, { requests: s.id === 'embed' ? 40 : 100, offset: 50_000_000, warmup: keys + 10 });
     log(`http:   ${s.id}: pg ${result.wire.pgRoundTripsPerReq} round trips/req, redis ${result.wire.redisCommandsPerReq} commands/req (${result.wire.redisWritesPerReq} writes)`);
+    if (s.id === 'generate') {
+      result.wireUnderLoad = await countWire(ctx.counting, s.target, { requests: 500, offset: 60_000_000, warmup: 0, inFlight: c });
+      log(`http:   ${s.id}, ${c} in flight: pg ${result.wireUnderLoad.pgRoundTripsPerReq} round trips/req, redis ${result.wireUnderLoad.redisCommandsPerReq} commands/req (${result.wireUnderLoad.redisWritesPerReq} writes)`);
+    }
   }
   await sleep(1500);
   await stack.deleteRedisKeys(`${stack.redisPrefix}:generation:*`);

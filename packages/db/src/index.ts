@@ -1,6 +1,7 @@
 export { openDatabase } from './client';
 export type { Database, DatabaseConfig, OpenDatabaseOptions } from './client';
 export type { SqlClient } from './sql';
+export { isStatementRefused } from './sql';
 export { migrateDatabase, migrationStatus } from './migrations/runner';
 export { releaseSchemaEngine } from './migrations/engine';
 export type { MigrateOptions, MigrationStatus } from './migrations/runner';

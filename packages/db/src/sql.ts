@@ -48,3 +48,13 @@ export const pgliteSqlClient = (pglite: PGlite): SqlClient => ({
     return rows.length;
   },
 });
+
+/**
+ * Whether the server refused a statement (an SQLSTATE other than a connection failure or an
+ * operator shutdown): the statement was rolled back, so its parts may be tried again one by one.
+ * A lost connection carries no SQLSTATE (or class 08 / 57P): whether it committed is unknown.
+ */
+export const isStatementRefused = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08') && !code.startsWith('57P');
+};

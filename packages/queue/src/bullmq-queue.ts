@@ -129,6 +129,8 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
         maxRetriesPerRequest: 1,
         connectTimeout: readyTimeoutMs,
         connectionName: `${prefix}:${queueName}:producer`,
+        // The adds of concurrent requests in one tick go out as one write (group commit on the wire).
+        enableAutoPipelining: true,
       });
       redis.on('error', (e: Error) => onError(e));
       const queue = new Queue(queueName, {

@@ -1,4 +1,5 @@
-import { cacheKeyOf } from '@promptpix/core';
+import { cacheKeyOf, createGroupCommit } from '@promptpix/core';
+import { isStatementRefused } from '../sql';
 import type { Database } from '../client';
 import { bothDatabases } from '../testing';
 import { createQuotaStore } from './accounts';
@@ -57,5 +58,100 @@ describe.each(bothDatabases)('render cache lookup with the quota reservation (%s
     expect(granted).toHaveLength(limit);
     expect(new Set(granted)).toEqual(new Set([1, 2, 3, 4, 5, 6, 7]));
     expect(await usedOf(account.id)).toBe(limit);
+  });
+
+  describe('many lookups in one statement (group commit)', () => {
+    const imageUnder = (accountId: string, key: ReturnType<typeof cacheKeyOf>, storageKey: string) =>
+      db.prisma.image.create({
+        data: { accountId, prompt: key.normalizedPrompt, normalizedPrompt: key.normalizedPrompt, style: key.style, characterId: key.characterId, ageBucket: key.ageBucket, negativePrompt: key.negativePrompt, width: 64, height: 64, format: 'png', seed: 3n, storageKey, bytes: 1 },
+      });
+
+    it('answers each lookup as the single statement would: its own images, and consecutive units for the keys without', async () => {
+      const images = createImageRepository(db.prisma, db.sql);
+      const a = await newAccount('many-a', 4);
+      const b = await newAccount('many-b');
+      const cachedPlain = cacheKeyOf(a.id, { prompt: 'a cached owl' });
+      const cachedStyled = cacheKeyOf(b.id, { prompt: 'a cached owl', style: 'ink', negativePrompt: 'text', ageBucket: 'kids' });
+      await imageUnder(a.id, cachedPlain, 'images/plain.png');
+      await imageUnder(b.id, cachedStyled, 'images/styled.png');
+      const lookups = [
+        cacheKeyOf(a.id, { prompt: 'fresh one' }),
+        cachedPlain,
+        cacheKeyOf(b.id, { prompt: 'fresh two', seed: 42 }),
+        // Same prompt as the cached image of b, but no style: another key, nothing found.
+        cacheKeyOf(b.id, { prompt: 'a cached owl' }),
+        cachedStyled,
+        cacheKeyOf(a.id, { prompt: 'fresh three', style: 'ink' }),
+      ].map((key) => ({ key, quota: { periodStart, limit: 10 } }));
+      const found = await images.findCachedOrReserveMany(lookups);
+      expect(found.map((f) => f.reservedUsed)).toEqual([5, null, 1, 2, null, 6]);
+      expect(found.map((f) => f.images.map((i) => i.storageKey))).toEqual([[], ['images/plain.png'], [], [], ['images/styled.png'], []]);
+      expect(found[1].images).toEqual(await images.findCached(cachedPlain));
+      expect(found[4].images).toEqual(await images.findCached(cachedStyled));
+      expect(await usedOf(a.id)).toBe(6);
+      expect(await usedOf(b.id)).toBe(2);
+    });
+
+    it('reserves all of an account’s units or none: past the limit its lookups get none, another account is unaffected', async () => {
+      const images = createImageRepository(db.prisma, db.sql);
+      const nearlyFull = await newAccount('many-full', 8);
+      const other = await newAccount('many-other');
+      const found = await images.findCachedOrReserveMany([
+        ...[1, 2, 3].map((i) => ({ key: cacheKeyOf(nearlyFull.id, { prompt: `over ${i}` }), quota: { periodStart, limit: 10 } })),
+        { key: cacheKeyOf(other.id, { prompt: 'fits' }), quota: { periodStart, limit: 10 } },
+        { key: cacheKeyOf(other.id, { prompt: 'old window' }), quota: { periodStart: new Date('2026-10-01T00:00:00.000Z'), limit: 10 } },
+      ]);
+      expect(found.map((f) => f.reservedUsed)).toEqual([null, null, null, 1, null]);
+      expect(await usedOf(nearlyFull.id)).toBe(8);
+      expect(await usedOf(other.id)).toBe(1);
+    });
+
+    it('under concurrent batches and single reservations, used never passes the limit and every unit is handed out once', async () => {
+      const images = createImageRepository(db.prisma, db.sql);
+      const quota = createQuotaStore(db.prisma, db.sql);
+      const account = await newAccount('many-race');
+      const limit = 13;
+      const batch = (b: number, size: number) =>
+        images
+          .findCachedOrReserveMany(Array.from({ length: size }, (_, i) => ({ key: cacheKeyOf(account.id, { prompt: `race ${b}-${i}` }), quota: { periodStart, limit } })))
+          .then((found) => found.map((f) => f.reservedUsed));
+      const results = (
+        await Promise.all([batch(1, 4), quota.reserve(account.id, periodStart, limit).then((u) => [u]), batch(2, 3), batch(3, 5), batch(4, 1), quota.reserve(account.id, periodStart, limit).then((u) => [u]), batch(5, 2), batch(6, 6)])
+      ).flat();
+      const granted = results.filter((used): used is number => used !== null);
+      expect(await usedOf(account.id)).toBe(granted.length);
+      expect(granted.length).toBeLessThanOrEqual(limit);
+      expect(new Set(granted).size).toBe(granted.length);
+      expect([...granted].sort((x, y) => x - y)).toEqual(Array.from({ length: granted.length }, (_, i) => i + 1));
+    });
+
+    it('through group commit, a lookup the database refuses fails alone; the others of its batch get their units', async () => {
+      const images = createImageRepository(db.prisma, db.sql);
+      const account = await newAccount('many-isolated');
+      const lookup = createGroupCommit({ run: (lookups: Parameters<typeof images.findCachedOrReserveMany>[0]) => images.findCachedOrReserveMany([...lookups]), maxItems: 100, retryAlone: isStatementRefused });
+      const settled = await Promise.allSettled([
+        lookup({ key: cacheKeyOf(account.id, { prompt: 'fine one' }), quota: { periodStart, limit: 10 } }),
+        // Not a uuid: the database refuses the statement that carries it.
+        lookup({ key: cacheKeyOf('not-a-uuid', { prompt: 'broken' }), quota: { periodStart, limit: 10 } }),
+        lookup({ key: cacheKeyOf(account.id, { prompt: 'fine two' }), quota: { periodStart, limit: 10 } }),
+      ]);
+      expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(isStatementRefused((settled[1] as PromiseRejectedResult).reason)).toBe(true);
+      const units = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.reservedUsed] : []));
+      expect(units.sort()).toEqual([1, 2]);
+      expect(await usedOf(account.id)).toBe(2);
+    });
+
+    it('one account with two windows or limits in one call takes two statements, each exact', async () => {
+      const images = createImageRepository(db.prisma, db.sql);
+      const account = await newAccount('many-terms');
+      const found = await images.findCachedOrReserveMany([
+        { key: cacheKeyOf(account.id, { prompt: 'terms 1' }), quota: { periodStart, limit: 1 } },
+        { key: cacheKeyOf(account.id, { prompt: 'terms 2' }), quota: { periodStart, limit: 10 } },
+        { key: cacheKeyOf(account.id, { prompt: 'terms 3' }), quota: { periodStart, limit: 10 } },
+      ]);
+      expect(found.map((f) => f.reservedUsed)).toEqual([1, 2, 3]);
+      expect(await usedOf(account.id)).toBe(3);
+    });
   });
 });
