@@ -31,15 +31,12 @@ function libraryFilters(q: LibraryQuery): Prisma.Sql[] {
 }
 
 /**
- * The first stage's rank of a candidate `c`: the query's weights of the keys it carries, one
- * `= ANY` per key (plain array comparisons; a subquery per row cost as much as the cosine).
+ * The first stage's rank of a candidate `c`: how many of the query's keys it carries, one `= ANY`
+ * per key (plain array comparisons; a subquery per row cost as much as the cosine). Unweighted,
+ * because a dense adapter's keys are band hashes, not terms with a weight.
  */
 function sharedKeysSql(v: MeaningVector): Prisma.Sql {
-  const weightOf = new Map(v.terms.map((term, i) => [term, v.weights[i]]));
-  return Prisma.sql`(${Prisma.join(
-    v.keys.map((key) => Prisma.sql`(CASE WHEN ${key}::int = ANY(c."meaningKeys") THEN ${weightOf.get(key) ?? 0}::float8 ELSE 0 END)`),
-    ' + ',
-  )})`;
+  return Prisma.sql`(${Prisma.join(v.keys.map((key) => Prisma.sql`(${key}::int = ANY(c."meaningKeys"))::int`), ' + ')})`;
 }
 
 /** The cosine of a row's stored vector with the query's (both unit length), 0 when another space. */
@@ -78,12 +75,14 @@ export function nearestLibraryImageSql(q: LibraryQuery): Prisma.Sql {
      FROM "Image"
      WHERE "normalizedPrompt" = ${q.normalizedPrompt} AND ${filters}
      LIMIT 1)`;
-  // The rarest keys whose rows add up to the budget (always the rarest one with any rows).
+  // The rarest keys whose rows add up to the budget (always the rarest one with any rows). OFFSET 0
+  // keeps each key's count a single index lookup (the window would otherwise repeat it).
   const rareKeys = Prisma.sql`
     (SELECT coalesce(array_agg(r.key), '{}') FROM (
        SELECT key, n, sum(n) OVER (ORDER BY n, key) AS upto
        FROM (SELECT k.key, coalesce((SELECT s."rows" FROM "LibraryMeaningKey" AS s WHERE s."space" = ${space} AND s."key" = k.key), 0) AS n
-             FROM unnest(${vector.keys}::int[]) AS k(key)) AS counted) AS r
+             FROM unnest(${vector.keys}::int[]) AS k(key)
+             OFFSET 0) AS counted) AS r
      WHERE r.upto <= ${KEY_ROW_BUDGET} OR r.upto = r.n)`;
   const semantic = Prisma.sql`
     (SELECT ${COLUMNS}, similarity("normalizedPrompt", ${q.normalizedPrompt})::float8 AS "trigram", "cosine"
