@@ -224,7 +224,8 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
         name: `worker-c${settings.concurrency}-l${settings.modelLatencyMs}`,
         ...bundle('worker'),
         nodeArgs: BUNDLE_NODE_ARGS,
-        env: env({ WORKER_CONCURRENCY: String(settings.concurrency), MODEL_LATENCY_MS: String(settings.modelLatencyMs) }),
+        // METRICS_PORT 0: any free port, so a bench beside another (or a running worker) can start.
+        env: env({ WORKER_CONCURRENCY: String(settings.concurrency), MODEL_LATENCY_MS: String(settings.modelLatencyMs), METRICS_PORT: '0' }),
         logDir,
       });
       stack.worker = child;
