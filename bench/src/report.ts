@@ -97,7 +97,13 @@ export function evaluateTargets(r: Results): Target[] {
   if (r.meaning) {
     const wordnet = r.meaning.evaluation.find((e) => e.adapter.startsWith('wordnet'));
     if (wordnet) {
-      t.push({ name: 'Instant by meaning, embedded default: recall@1', target: '≥ 0.8', measured: `${f(wordnet.recallAt1, 3)} (${wordnet.paraphrases} paraphrases)`, met: wordnet.recallAt1 >= 0.8 });
+      const heldOut = wordnet.bySplit['held-out'];
+      t.push({
+        name: 'Instant by meaning, embedded default: recall@1 (all; held-out)',
+        target: '≥ 0.8 both',
+        measured: `${f(wordnet.recallAt1, 3)} (${wordnet.paraphrases} paraphrases); ${heldOut ? `${f(heldOut.recallAt1, 3)} (${heldOut.paraphrases} held out)` : 'no held-out split'}`,
+        met: wordnet.recallAt1 >= 0.8 && (heldOut?.recallAt1 ?? 0) >= 0.8,
+      });
       t.push({ name: 'Instant by meaning, embedded default: unrelated answered', target: '≤ 10%', measured: `${f(wordnet.falseMatchRate * 100, 1)}% of ${wordnet.unrelated}`, met: wordnet.falseMatchRate <= 0.1 });
     }
     for (const s of r.meaning.scale) {
@@ -427,9 +433,20 @@ export function toMarkdown(r: Results): string {
 function meaningMarkdown(m: MeaningResult, line: (s?: string) => void, table: (head: string[], rows: Array<Array<string | number>>) => void) {
   line('## Instant mode by meaning');
   line();
-  line('Evaluation set: packages/testing/src/instant-eval-set.ts, through the instant service on PGlite, INSTANT_MIN_SCORE 0.3.');
+  line('Evaluation set: packages/testing/src/instant-eval-set.ts (tuning and held-out subjects all in one library), through the instant service on PGlite, INSTANT_MIN_SCORE 0.3.');
   line();
-  table(['Adapter', 'Recall@1', 'Paraphrases', 'Unrelated answered', 'Unrelated'], m.evaluation.map((e) => [e.adapter, f(e.recallAt1, 3), e.paraphrases, `${f(e.falseMatchRate * 100, 1)}%`, e.unrelated]));
+  table(
+    ['Adapter', 'Recall@1', 'Paraphrases', 'Unrelated answered', 'Unrelated', 'Recall@1 tuning / held-out', 'Unrelated answered tuning / held-out'],
+    m.evaluation.map((e) => [
+      e.adapter,
+      f(e.recallAt1, 3),
+      e.paraphrases,
+      `${f(e.falseMatchRate * 100, 1)}%`,
+      e.unrelated,
+      `${f(e.bySplit.tuning?.recallAt1 ?? NaN, 3)} / ${f(e.bySplit['held-out']?.recallAt1 ?? NaN, 3)}`,
+      `${f((e.bySplit.tuning?.falseMatchRate ?? NaN) * 100, 1)}% / ${f((e.bySplit['held-out']?.falseMatchRate ?? NaN) * 100, 1)}%`,
+    ]),
+  );
   line(`Library query (lexical + by meaning, WordNet vectors) on a varied corpus (${m.corpus.qualities} qualities × ${m.corpus.things} things × ${m.corpus.actions} actions × ${m.corpus.settings} settings × ${m.corpus.lights} lights), one query at a time, the set's paraphrases as queries.`);
   line();
   table(

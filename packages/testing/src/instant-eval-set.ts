@@ -9,7 +9,14 @@ export interface EvalSubject {
   paraphrases: string[];
 }
 
-export const EVAL_SUBJECTS: EvalSubject[] = [
+/**
+ * `tuning`: the subjects the matcher's expansion was tuned on (their misses were read).
+ * `held-out`: written before the next round of tuning and never read while tuning (only their
+ * totals): recall on them is the honest figure for prompts the matcher has not been fitted to.
+ */
+export type EvalSplit = 'tuning' | 'held-out';
+
+const TUNING_SUBJECTS: EvalSubject[] = [
   { prompt: 'a lighthouse on a rocky coast at sunset', paraphrases: ['a beacon tower on the cliffs in the evening', 'lighthouse by the shore at dusk'] },
   { prompt: 'a red fox in a snowy forest', paraphrases: ['a fox among wintry trees', 'a vixen in the woods in the snow'] },
   { prompt: 'a cat sleeping on a sunny windowsill', paraphrases: ['a kitten napping in the sun', 'a kitty dozing by the window'] },
@@ -67,8 +74,45 @@ export const EVAL_SUBJECTS: EvalSubject[] = [
   { prompt: 'a tractor plowing a muddy field', paraphrases: ['a farm vehicle tilling the soil', 'an agricultural machine working the land'] },
 ];
 
-/** Queries about things none of the subjects shows: each should answer 404. */
-export const UNRELATED_QUERIES: string[] = [
+const HELD_OUT_SUBJECTS: EvalSubject[] = [
+  { prompt: 'a fisherman casting a net from a small boat', paraphrases: ['an angler throwing a net off a dinghy', 'a man fishing from a rowboat'] },
+  { prompt: 'a hummingbird drinking nectar from a flower', paraphrases: ['a tiny bird feeding on a blossom', 'a small bird hovering at a bloom'] },
+  { prompt: 'paper lanterns floating in the night sky', paraphrases: ['glowing sky lamps drifting after dark', 'lights released into the air at a festival'] },
+  { prompt: 'a ballerina dancing on a stage', paraphrases: ['a ballet dancer performing in a theater', 'a woman in a tutu doing a pirouette'] },
+  { prompt: 'a tiger stalking its prey', paraphrases: ['a striped big cat hunting', 'a bengal tiger creeping up on a deer'] },
+  { prompt: 'a stack of pancakes with syrup', paraphrases: ['flapjacks drizzled with maple', 'a breakfast plate of hotcakes'] },
+  { prompt: 'a sunflower field in summer', paraphrases: ['a meadow of yellow blooms in july', 'rows of tall golden flowers on a hot day'] },
+  { prompt: 'a submarine deep under the sea', paraphrases: ['an underwater vessel in the ocean depths', 'a u-boat beneath the waves'] },
+  { prompt: 'a carpenter sawing a plank in a workshop', paraphrases: ['a woodworker cutting lumber', 'a joiner at his workbench with a saw'] },
+  { prompt: 'a frog sitting on a lily pad', paraphrases: ['a toad on a leaf in a pond', 'an amphibian resting on a water lily'] },
+  { prompt: 'a train station platform crowded with travelers', paraphrases: ['commuters waiting at a railway station', 'passengers on a busy platform'] },
+  { prompt: 'an astronaut floating outside a space station', paraphrases: ['a spaceman on a spacewalk', 'a cosmonaut drifting in orbit'] },
+  { prompt: 'a grandmother knitting a scarf by the fireplace', paraphrases: ['an old woman with yarn and needles near the hearth', 'granny making a woolen muffler beside the fire'] },
+  { prompt: 'a squirrel eating a nut on a fence', paraphrases: ['a chipmunk nibbling an acorn', 'a rodent with a hazelnut on a railing'] },
+  { prompt: 'a hiker on a mountain trail with a backpack', paraphrases: ['a trekker on a path in the hills carrying a rucksack', 'someone hiking up a steep track'] },
+  { prompt: 'a bowl of tomato soup with bread', paraphrases: ['a dish of red broth and a roll', 'a hot bisque served with a baguette'] },
+  { prompt: 'a clock tower in an old town square', paraphrases: ['a belfry with a timepiece in the plaza', 'an ancient steeple with a clock face downtown'] },
+  { prompt: 'a potter shaping clay on a wheel', paraphrases: ['a ceramicist making a vase', 'hands molding pottery on a turntable'] },
+  { prompt: 'a parrot with colorful feathers', paraphrases: ['a bright macaw', 'a tropical bird with rainbow plumage'] },
+  { prompt: 'a couple dancing the tango', paraphrases: ['two partners doing a ballroom dance', 'a man and a woman waltzing'] },
+  { prompt: 'a swimmer diving into a pool', paraphrases: ['someone jumping into the water at the swimming baths', 'an athlete plunging off a diving board'] },
+  { prompt: 'a cherry blossom tree in spring', paraphrases: ['pink sakura in bloom', 'a flowering tree in april'] },
+  { prompt: 'a cowboy with a lasso at a rodeo', paraphrases: ['a rancher roping cattle', 'a wrangler in a stetson throwing a rope'] },
+  { prompt: 'a crowded street market in asia', paraphrases: ['a busy bazaar with vendors', 'shoppers at an open-air marketplace'] },
+  { prompt: 'a soldier saluting a flag', paraphrases: ['a serviceman honoring the national banner', 'a trooper standing to attention before the colors'] },
+  { prompt: 'a painter at an easel in a studio', paraphrases: ['an artist working on a canvas', 'a man with brushes and a palette in his atelier'] },
+  { prompt: 'a snail crawling on a leaf', paraphrases: ['a slug on foliage', 'a slow mollusk moving across greenery'] },
+  { prompt: 'a pizza fresh out of the oven', paraphrases: ['a hot pie with melted cheese', 'a margherita just baked'] },
+  { prompt: 'an eagle soaring over a canyon', paraphrases: ['a bird of prey gliding above a gorge', 'a hawk circling over the ravine'] },
+  { prompt: 'students listening to a teacher in a classroom', paraphrases: ['pupils at their desks during a lesson', 'a schoolmaster giving a lecture to children'] },
+];
+
+export const EVAL_SUBJECTS: Array<EvalSubject & { split: EvalSplit }> = [
+  ...TUNING_SUBJECTS.map((s) => ({ ...s, split: 'tuning' as const })),
+  ...HELD_OUT_SUBJECTS.map((s) => ({ ...s, split: 'held-out' as const })),
+];
+
+const TUNING_UNRELATED: string[] = [
   'tax return spreadsheet',
   'a broken smartphone screen',
   'quarterly earnings report',
@@ -99,4 +143,28 @@ export const UNRELATED_QUERIES: string[] = [
   'a vending machine',
   'a microwave oven',
   'a ceiling fan',
+];
+
+const HELD_OUT_UNRELATED: string[] = [
+  'a usb charging cable',
+  'a mortgage contract',
+  'a broken zipper',
+  'a software bug report',
+  'a filing cabinet',
+  'a smoke detector on the ceiling',
+  'a pile of receipts',
+  'a recycling bin',
+  'a thermostat',
+  'a light switch',
+  'a contact lens case',
+  'a stapler',
+  'a bottle of cough syrup',
+  'an extension cord',
+  'a login screen',
+];
+
+/** Queries about things none of the subjects shows: each should answer 404. */
+export const UNRELATED_QUERIES: Array<{ query: string; split: EvalSplit }> = [
+  ...TUNING_UNRELATED.map((query) => ({ query, split: 'tuning' as const })),
+  ...HELD_OUT_UNRELATED.map((query) => ({ query, split: 'held-out' as const })),
 ];
