@@ -89,6 +89,7 @@ export function buildGatewayDeps(
     characters: infra.characters,
     stylePreviews,
     model: infra.model,
+    models: infra.models,
     libraryDelaySeconds: config.libraryDelaySeconds,
     jobStore: infra.jobStore,
     queue: infra.queue,

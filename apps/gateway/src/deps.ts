@@ -4,6 +4,7 @@ import type { AccountRepository, ApiKeyRepository, CharacterRepository, Dashboar
 import type { Config, Logger } from '@promptpix/runtime';
 import type { Metrics, ReadinessReport } from '@promptpix/runtime/src/metrics';
 import type { OpenStreams } from './http/open-streams';
+import type { ServedModels } from './http/model-choice';
 
 /** Everything the gateway talks to; built by a composition root (main.ts, the embedded server, tests). */
 export interface GatewayDeps {
@@ -31,6 +32,8 @@ export interface GatewayDeps {
   stylePreviews: () => Record<string, string>;
   /** Used by the gateway only for operator tasks (library seed, style previews). */
   model: ImageModel;
+  /** The models callers can name (`model`), the default first. */
+  models: ServedModels;
   libraryDelaySeconds: number;
   jobStore: JobStore;
   queue: GenerationQueue;

@@ -39,3 +39,5 @@ export * from './image-takes';
 export * from './safety/model-texts';
 export * from './meaning-score';
 export * from './services/library-indexer';
+export * from './routing/circuit-breaker';
+export * from './routing/backend-breaker';

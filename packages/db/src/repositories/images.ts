@@ -17,6 +17,8 @@ export interface NewImage {
   format: string;
   seed: number;
   negativePrompt?: string | null;
+  /** The model id when not the default. */
+  model?: string | null;
   storageKey: string;
   bytes: number;
   sourceImageId?: string | null;
@@ -43,7 +45,7 @@ function cachedSelect(key: CacheKey): { text: string; params: unknown[] } {
        FROM "Image"
        WHERE "accountId" = $1 AND "normalizedPrompt" = $2 AND ${matches('style', key.style)}
          AND ${matches('characterId', key.characterId)} AND ${matches('ageBucket', key.ageBucket)}
-         AND ${matches('negativePrompt', key.negativePrompt)} ${key.seed === null ? '' : `AND "seed" = $${params.push(key.seed)}`} AND NOT "rejected"
+         AND ${matches('negativePrompt', key.negativePrompt)} AND ${matches('model', key.model)} ${key.seed === null ? '' : `AND "seed" = $${params.push(key.seed)}`} AND NOT "rejected"
        ORDER BY ("sourceImageId" IS NULL) DESC, "createdAt" DESC
        LIMIT 50`;
   return { text, params };
@@ -136,7 +138,7 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
   /** Every live image under any of these cache keys' prompts (the caller matches the rest of each key), originals first; one query. */
   findCachedMany: (accountId: string, keys: CacheKey[]): Promise<CachedImageWithKey[]> =>
     sql.query<CachedImageWithKey>(
-      `SELECT ${CACHED_COLUMNS}, "normalizedPrompt", "style", "characterId", "ageBucket", "negativePrompt"
+      `SELECT ${CACHED_COLUMNS}, "normalizedPrompt", "style", "characterId", "ageBucket", "negativePrompt", "model"
        FROM "Image"
        WHERE "accountId" = $1 AND "normalizedPrompt" = ANY($2::text[]) AND NOT "rejected"
        ORDER BY ("sourceImageId" IS NULL) DESC, "createdAt" DESC
