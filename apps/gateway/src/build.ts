@@ -90,6 +90,7 @@ export function buildGatewayDeps(
     stylePreviews,
     model: infra.model,
     models: infra.models,
+    failedJobs: infra.failedJobs,
     libraryDelaySeconds: config.libraryDelaySeconds,
     jobStore: infra.jobStore,
     queue: infra.queue,

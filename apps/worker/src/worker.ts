@@ -21,6 +21,7 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
     model,
     models: infra.models,
     breaker: infra.breaker,
+    failedJobs: infra.failedJobs,
     storage: infra.storage,
     images: infra.images,
     permalinks: infra.permalinks,

@@ -54,6 +54,7 @@ const envSchema = z.object({
   MODEL_BREAKER_FAILURES: int(DEFAULT_BREAKER_POLICY.failures, 0, 1000),
   MODEL_BREAKER_WINDOW_MS: int(DEFAULT_BREAKER_POLICY.windowMs, 100, 3_600_000),
   MODEL_BREAKER_COOLOFF_MS: int(DEFAULT_BREAKER_POLICY.coolOffMs, 100, 3_600_000),
+  FAILED_JOB_DAYS: int(30, 1, 3650),
   OPENAI_BASE_URL: url(['http:', 'https:']),
   OPENAI_API_KEY: optionalString,
   OPENAI_MODEL: z.preprocess((v) => (v === '' || v === undefined ? 'gpt-image-1' : v), z.string()),
@@ -144,6 +145,8 @@ export interface Config {
   model: ModelConfig;
   /** Every model callers can name (docs/operating/models.md); the breaker's rules, null when MODEL_BREAKER_FAILURES=0. */
   models: { defaultId?: string; entries: ModelEntry[]; breaker: BreakerPolicy | null };
+  /** Days a failed job stays listed for operators and its account (docs/operating/models.md). */
+  failedJobDays: number;
   worker: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
   /** Webhook deliveries: tries and backoff (retry n waits backoffMs * 2^(n-1)), per-request timeout, and the SSRF guard's switch. */
   webhooks: { attempts: number; backoffMs: number; timeoutMs: number; concurrency: number; allowPrivateAddresses: boolean; logDays: number };
@@ -311,6 +314,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : { kind: 'local', root: resolve(dataDir, 'files'), publicBaseUrl },
     model: (models.entries.find((m) => m.id === models.defaultId) ?? models.entries[0]).config,
     models,
+    failedJobDays: e.FAILED_JOB_DAYS,
     worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.JOB_ATTEMPTS, backoffMs: e.JOB_BACKOFF_MS, lockMs: e.JOB_LOCK_MS },
     webhooks: {
       attempts: e.WEBHOOK_ATTEMPTS,

@@ -60,6 +60,8 @@ import {
   createQuotaStore,
   createWebhookRepository,
   createDashboardSessionRepository,
+  createFailedJobRepository,
+  type FailedJobRepository,
   createSignInLinkRepository,
   migrateDatabase,
   openDatabase,
@@ -94,6 +96,8 @@ export interface Infrastructure {
   models: ModelRegistry;
   /** The per-backend circuit breakers, shared through Redis; null when MODEL_BREAKER_FAILURES=0. */
   breaker: BackendBreaker | null;
+  /** Jobs that failed for good, kept FAILED_JOB_DAYS (operator API, dashboard). */
+  failedJobs: FailedJobRepository;
   /** Reads prompts' meaning for instant mode; null when INSTANT_EMBEDDINGS=off. */
   embedder: PromptEmbedder | null;
   /** Gives library images their meaning vectors (worker loop, library seed); null without an embedder. */
@@ -239,6 +243,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     model: models.default,
     models,
     breaker,
+    failedJobs: createFailedJobRepository(db.prisma, { retentionDays: config.failedJobDays, now }),
     embedder,
     libraryIndexer: embedder ? createLibraryIndexer({ library, embedder }) : null,
     quota: createQuotaService({ store: createQuotaStore(db.prisma, db.sql), monthlyGenerations: config.monthlyGenerations, now }),

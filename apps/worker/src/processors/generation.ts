@@ -25,7 +25,7 @@ import {
   type Storage,
 } from '@promptpix/core';
 import { generationJobPayloadSchema } from '@promptpix/contracts';
-import type { AccountRepository, ImageRepository, PermalinkRepository } from '@promptpix/db';
+import type { AccountRepository, FailedJobRepository, ImageRepository, PermalinkRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 import { encodeImage, PermanentModelError, type ModelRegistry } from '@promptpix/models';
 import type { CharacterForScene } from './character-references';
@@ -38,6 +38,8 @@ export interface GenerationProcessorDeps {
   /** Every model a job may name, by id; jobs are routed under the per-backend circuit breakers (./model-routing.ts). */
   models: ModelRegistry;
   breaker: BackendBreaker | null;
+  /** The durable list of failed jobs (operators, dashboard). */
+  failedJobs: Pick<FailedJobRepository, 'record'>;
   storage: Storage;
   images: ImageRepository;
   /** Adds a regenerated image to the permalinks its job names (`addToPermalinks`). */
@@ -238,8 +240,14 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     if (!job || job.status === 'completed' || job.status === 'failed') return;
     const refund = job.quotaCharged && job.quotaPeriodStart;
     // As in cancellation: only the step that moves the job out of queued/processing refunds.
-    const failed = await d.jobStore.update(payload.jobId, { status: 'failed', error: readableFailure(error), completedAt: d.now().toISOString(), ...(refund ? { quotaCharged: false } : {}) }, { ifStatus: ['queued', 'processing'] });
+    const reason = readableFailure(error);
+    const failedAt = d.now();
+    const failed = await d.jobStore.update(payload.jobId, { status: 'failed', error: reason, completedAt: failedAt.toISOString(), ...(refund ? { quotaCharged: false } : {}) }, { ifStatus: ['queued', 'processing'] });
     if (!failed) return;
+    // Kept past the job store's hour for operators and the dashboard; a lost row loses only the listing.
+    await d.failedJobs
+      .record({ jobId: job.jobId, accountId: job.accountId, model: job.request.model ?? d.models.defaultId, reason, request: job.request, createdAt: new Date(job.createdAt), failedAt })
+      .catch((e: unknown) => d.logger.warn('could not record a failed job', { jobId: job.jobId, error: e }));
     if (refund) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart!));
     await releaseJobHolds(d, job);
     await d.webhooks.jobFinished(payload.jobId);
