@@ -47,6 +47,23 @@ describe('healthOf', () => {
 });
 
 describe('createBackendBreaker over a shared store', () => {
+  it('costs a closed, healthy backend one read per admission and one per outcome, and no write', async () => {
+    const inner = createMemoryBreakerStore();
+    const calls = { read: 0, readMany: 0, swap: 0 };
+    const store = {
+      read: (b: string) => (calls.read++, inner.read(b)),
+      readMany: (b: readonly string[]) => (calls.readMany++, inner.readMany(b)),
+      swap: (b: string, e: string | null, n: string | null) => (calls.swap++, inner.swap(b, e, n)),
+    };
+    const breaker = createBackendBreaker({ store, policy, now: () => 0 });
+    for (let i = 0; i < 10; i++) {
+      expect((await breaker.admit('gpu')).allowed).toBe(true);
+      await breaker.record('gpu', 'ok');
+    }
+    expect(calls).toEqual({ read: 20, readMany: 0, swap: 0 });
+  });
+
+
   it('opens after the failures, gives the one trial to only one of two workers, and closes when the trial succeeds', async () => {
     let now = 0;
     const store = createMemoryBreakerStore();
