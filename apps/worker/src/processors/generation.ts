@@ -239,18 +239,18 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     const job = await d.jobStore.get(payload.jobId);
     if (!job || job.status === 'completed' || job.status === 'failed') return;
     const refund = job.quotaCharged && job.quotaPeriodStart;
-    // As in cancellation: only the step that moves the job out of queued/processing refunds.
     const reason = readableFailure(error);
     const failedAt = d.now();
+    // As in cancellation: only the step that moves the job out of queued/processing refunds.
     const failed = await d.jobStore.update(payload.jobId, { status: 'failed', error: reason, completedAt: failedAt.toISOString(), ...(refund ? { quotaCharged: false } : {}) }, { ifStatus: ['queued', 'processing'] });
     if (!failed) return;
+    if (refund) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart!));
+    await releaseJobHolds(d, job);
+    await d.webhooks.jobFinished(payload.jobId);
     // Kept past the job store's hour for operators and the dashboard; a lost row loses only the listing.
     await d.failedJobs
       .record({ jobId: job.jobId, accountId: job.accountId, model: job.request.model ?? d.models.defaultId, reason, request: job.request, createdAt: new Date(job.createdAt), failedAt })
       .catch((e: unknown) => d.logger.warn('could not record a failed job', { jobId: job.jobId, error: e }));
-    if (refund) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart!));
-    await releaseJobHolds(d, job);
-    await d.webhooks.jobFinished(payload.jobId);
   }
 
   /** Stops this process's run of a cancelled job, if it has one. */
