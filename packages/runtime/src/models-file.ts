@@ -187,8 +187,10 @@ export function parseModelsFile(json: unknown, env: NodeJS.ProcessEnv, defaults:
       problems.push(...parsed.error.issues.map((i) => `${pathText([...at, ...i.path])}: ${i.message}`));
       continue;
     }
-    const e = parsed.data as z.infer<(typeof BACKENDS)['a1111']['schema']>;
-    entries.push({ id, config: (backend.toConfig as (e: unknown, d: Defaults) => ModelConfig)(e, defaults), ...(e.sizes && { sizes: e.sizes }), ...(e.fallback && { fallback: e.fallback }) });
+    const e = parsed.data as { sizes?: string[]; fallback?: string };
+    // Each backend's toConfig takes what its own schema parsed.
+    const toConfig = backend.toConfig as (parsed: unknown, defaults: Defaults) => ModelConfig;
+    entries.push({ id, config: toConfig(parsed.data, defaults), ...(e.sizes && { sizes: e.sizes }), ...(e.fallback && { fallback: e.fallback }) });
   }
   const ids = new Set(Object.keys(top.data.models));
   if (!ids.has(top.data.default)) problems.push(`default: "${top.data.default}" is not one of the models`);
