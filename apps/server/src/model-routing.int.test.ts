@@ -151,6 +151,8 @@ describe.each(SHAPES)('routing by model id (%s)', (shape) => {
     expect(first.status).toBe('completed');
     expect(apiRequests(gpu)).toBe(2);
     expect(await service.infra.jobStore.get(first.jobId)).toMatchObject({ model: 'hosted', fallbackFrom: 'gpu', request: { model: 'gpu' } });
+    // Stored as the default model's image, so once the GPU is back it makes its own.
+    expect((await service.infra.images.findById(first.imageId))?.model).toBeNull();
     const second = await generated({ prompt: 'a gpu job while it is down', model: 'gpu' });
     expect(second.status).toBe('completed');
     expect(apiRequests(gpu)).toBe(2);

@@ -206,7 +206,8 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       format: request.format,
       seed,
       negativePrompt: request.negativePrompt ?? null,
-      model: request.model ?? null,
+      // Cached under the model that made it: a fallback's image never answers for the model it stood in for.
+      model: routed ? (routed.id === d.models.defaultId ? null : routed.id) : (request.model ?? null),
       storageKey: encoded.key,
       bytes: encoded.data.length,
       sourceImageId,
