@@ -31,6 +31,13 @@ describe('admin CLI command mapping', () => {
     [['library', 'seed'], {}, { method: 'POST', path: '/admin/api/v1/library/seed' }],
     [['queue', 'status'], { limit: '5' }, { method: 'GET', path: '/admin/api/v1/queue?limit=5' }],
     [['queue', 'retry', 'job-1'], {}, { method: 'POST', path: '/admin/api/v1/queue/failed/job-1/retry' }],
+    [['failed-jobs', 'list'], {}, { method: 'GET', path: '/admin/api/v1/failed-jobs' }],
+    [
+      ['failed-jobs', 'list'],
+      { account: 'acme', model: 'sdxl gpu', since: '2026-11-24T00:00:00Z', limit: '10' },
+      { method: 'GET', path: '/admin/api/v1/failed-jobs?account=acme&model=sdxl+gpu&since=2026-11-24T00%3A00%3A00Z&limit=10' },
+    ],
+    [['failed-jobs', 'retry', 'job/1'], {}, { method: 'POST', path: '/admin/api/v1/failed-jobs/job%2F1/retry' }],
     [['webhooks', 'secret', 'acme'], {}, { method: 'GET', path: '/admin/api/v1/accounts/acme/webhook-secret' }],
     [['webhooks', 'rotate', 'acme'], {}, { method: 'POST', path: '/admin/api/v1/accounts/acme/webhook-secret/rotate' }],
     [['webhooks', 'deliveries', 'acme'], { limit: '20' }, { method: 'GET', path: '/admin/api/v1/accounts/acme/webhooks/deliveries?limit=20' }],
@@ -44,6 +51,7 @@ describe('admin CLI command mapping', () => {
     [['webhooks', 'rotate'], {}, 'the account handle is required'],
     [['keys', 'limits', 'k1'], { signed: 'yes' }, '--signed is on or off'],
     [['keys', 'rotate'], {}, 'the key id is required'],
+    [['failed-jobs', 'retry'], {}, 'the job id is required'],
   ])('%j is a usage error', (args, options, message) => {
     expect(() => toApiCall(args, options)).toThrow(new UsageError(message));
   });

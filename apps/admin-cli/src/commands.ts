@@ -25,6 +25,9 @@ export const USAGE = `Usage: npm run --silent admin -- <command> [options]
   webhooks deliveries <handle> [--limit <n>]   the delivery log, newest first
   queue status [--limit <n>]        queue depths and the most recent failed jobs
   queue retry <jobId>               run a failed job again
+  failed-jobs list [--account <handle>] [--model <id>] [--since <ISO time>] [--limit <n>] [--cursor <c>]
+                                    jobs that failed for good, newest first, with reason and model (kept FAILED_JOB_DAYS)
+  failed-jobs retry <jobId>         a new job for the same request (charged like any new generation)
 
 Global options: --url <base url> (default $PROMPTPIX_URL or http://127.0.0.1:$PORT|3000)
 Token: $ADMIN_TOKEN, else DATA_DIR/admin-token (written by npm start).`;
@@ -126,6 +129,17 @@ export function toApiCall(args: string[], options: Options): ApiCall {
       return { method: 'GET', path: `/admin/api/v1/queue${one(options, 'limit') ? `?limit=${encodeURIComponent(one(options, 'limit')!)}` : ''}` };
     case 'queue retry':
       return { method: 'POST', path: `/admin/api/v1/queue/failed/${encodeURIComponent(positional(args, 2, 'the job id'))}/retry` };
+    case 'failed-jobs list': {
+      const query = new URLSearchParams();
+      for (const name of ['account', 'model', 'since', 'limit', 'cursor']) {
+        const value = one(options, name);
+        if (value !== undefined) query.set(name, value);
+      }
+      const search = query.toString();
+      return { method: 'GET', path: `/admin/api/v1/failed-jobs${search ? `?${search}` : ''}` };
+    }
+    case 'failed-jobs retry':
+      return { method: 'POST', path: `/admin/api/v1/failed-jobs/${encodeURIComponent(positional(args, 2, 'the job id'))}/retry` };
     case 'library seed':
       return { method: 'POST', path: '/admin/api/v1/library/seed' };
     default:

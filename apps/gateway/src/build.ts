@@ -98,6 +98,8 @@ export function buildGatewayDeps(
     characters: infra.characters,
     stylePreviews,
     model: infra.model,
+    models: infra.models,
+    failedJobs: infra.failedJobs,
     libraryDelaySeconds: config.libraryDelaySeconds,
     jobStore: infra.jobStore,
     queue: infra.queue,

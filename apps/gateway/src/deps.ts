@@ -1,9 +1,11 @@
 import type { BudgetCounter, JobCancellation, LibraryIndexer, Mailer, PlanName, PromptSafety, PublishableBudget, QuotaAccount, QuotaState } from '@promptpix/core';
 import type { CacheKey, CachedImage, EmbedResolver, EventRecorder, InvalidationBus, PermalinkCache, StyleResolver, GenerationQueue, GenerationService, IdempotencyStore, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
+import type { FailedJobRepository } from '@promptpix/db';
 import type { AccountRepository, ApiKeyRepository, CharacterRepository, DashboardSessionRepository, SignInLinkRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository, WebhookRepository } from '@promptpix/db';
 import type { Config, Logger } from '@promptpix/runtime';
 import type { Metrics, ReadinessReport } from '@promptpix/runtime/src/metrics';
 import type { OpenStreams } from './http/open-streams';
+import type { ServedModels } from './http/model-choice';
 
 /** Everything the gateway talks to; built by a composition root (main.ts, the embedded server, tests). */
 export interface GatewayDeps {
@@ -31,6 +33,10 @@ export interface GatewayDeps {
   stylePreviews: () => Record<string, string>;
   /** Used by the gateway only for operator tasks (library seed, style previews). */
   model: ImageModel;
+  /** The models callers can name (`model`), the default first. */
+  models: ServedModels;
+  /** Jobs that failed for good, kept FAILED_JOB_DAYS (operator API, dashboard). */
+  failedJobs: FailedJobRepository;
   libraryDelaySeconds: number;
   jobStore: JobStore;
   queue: GenerationQueue;

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import winston from 'winston';
-import { createDashboardSessionRepository, createSignInLinkRepository, createWebhookRepository, type Database } from '@promptpix/db';
+import { createDashboardSessionRepository, createFailedJobRepository, createSignInLinkRepository, createWebhookRepository, type Database } from '@promptpix/db';
 import { bothDatabases } from '@promptpix/db/src/testing';
 import { createLogger } from '@promptpix/runtime';
 import { housekeepingTasks, startHousekeeping, type HousekeepingTask } from './housekeeping';
@@ -54,8 +54,13 @@ describe.each(bothDatabases)('housekeeping (%s)', (_name, open) => {
     await db.prisma.webhookDelivery.createMany({
       data: [delivery('delivered', 40), delivery('failed', 31), delivery('blocked', 35), delivery('pending', 40), delivery('waiting', 45), delivery('delivered', 29)],
     });
+    const failedJob = (daysOld: number) => ({
+      jobId: randomUUID(), accountId: gone.id, model: 'procedural', reason: 'Image generation failed: HTTP 500', request: { prompt: 'p' }, createdAt: hoursAgo(24 * daysOld), failedAt: hoursAgo(24 * daysOld),
+    });
+    await db.prisma.failedJob.createMany({ data: [failedJob(31), failedJob(29)] });
 
     const infra = {
+      failedJobs: createFailedJobRepository(db.prisma, { retentionDays: 30, now: () => NOW }),
       dashboardSessions: createDashboardSessionRepository(db.prisma),
       signInLinks: createSignInLinkRepository(db.prisma),
       webhookStore: createWebhookRepository(db.prisma, { logDays: 30, now: () => NOW }),
@@ -63,8 +68,8 @@ describe.each(bothDatabases)('housekeeping (%s)', (_name, open) => {
     const { logger, lines } = captureLogger();
     const housekeeping = startHousekeeping({ tasks: housekeepingTasks(infra), logger, now: () => NOW });
     try {
-      expect(await housekeeping.runNow()).toEqual({ 'expired dashboard sessions': 2, 'stale sign-in links': 2, 'webhook log past its window': 3 });
-      expect(await housekeeping.runNow()).toEqual({ 'expired dashboard sessions': 0, 'stale sign-in links': 0, 'webhook log past its window': 0 });
+      expect(await housekeeping.runNow()).toEqual({ 'expired dashboard sessions': 2, 'stale sign-in links': 2, 'webhook log past its window': 3, 'failed jobs past FAILED_JOB_DAYS': 1 });
+      expect(await housekeeping.runNow()).toEqual({ 'expired dashboard sessions': 0, 'stale sign-in links': 0, 'webhook log past its window': 0, 'failed jobs past FAILED_JOB_DAYS': 0 });
     } finally {
       await housekeeping.close();
     }

@@ -16,10 +16,11 @@ export const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
 /** The first pass waits a little, so a starting process does its real work first. */
 const FIRST_PASS_DELAY_MS = 60_000;
 
-export const housekeepingTasks = (infra: Pick<Infrastructure, 'dashboardSessions' | 'signInLinks' | 'webhookStore'>): HousekeepingTask[] => [
+export const housekeepingTasks = (infra: Pick<Infrastructure, 'dashboardSessions' | 'signInLinks' | 'webhookStore' | 'failedJobs'>): HousekeepingTask[] => [
   { name: 'expired dashboard sessions', run: (now) => infra.dashboardSessions.removeExpired(now) },
   { name: 'stale sign-in links', run: (now) => infra.signInLinks.removeStale(now) },
   { name: 'webhook log past its window', run: () => infra.webhookStore.pruneLog() },
+  { name: 'failed jobs past FAILED_JOB_DAYS', run: (now) => infra.failedJobs.prune(now) },
 ];
 
 /** How often the worker embeds library images that have no meaning vector yet. */

@@ -130,7 +130,7 @@ describe('worker graceful shutdown (SIGTERM with jobs in flight)', () => {
     const port = await until('worker B metrics port', () => b.lines().find((l) => l.message === 'worker metrics listening')?.port as number | undefined, 10_000, b);
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/api/health`)).status).toBe(200);
-    expect(await (await fetch(`${base}/api/ready`)).json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok', storage: 'ok' } });
+    expect(await (await fetch(`${base}/api/ready`)).json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok', storage: 'ok' }, models: { procedural: 'up' } });
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain(`promptpix_generation_duration_seconds_count{provider="procedural",outcome="success"} ${JOBS - inFlight.length}`);
 

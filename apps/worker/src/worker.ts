@@ -19,6 +19,9 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
     jobStore: infra.jobStore,
     accounts: infra.accounts,
     model,
+    models: infra.models,
+    breaker: infra.breaker,
+    failedJobs: infra.failedJobs,
     storage: infra.storage,
     images: infra.images,
     permalinks: infra.permalinks,
@@ -36,7 +39,7 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
     if (message.kind === 'job-cancelled') generation.abort(message.jobId);
   });
   const processor = instrumentGenerationJobs(generation, infra.metrics, infra.model.name);
-  logger.info('worker consuming generation jobs', { concurrency: config.worker.concurrency, model: infra.model.name });
+  logger.info('worker consuming generation jobs', { concurrency: config.worker.concurrency, models: infra.models.ids, defaultModel: infra.models.defaultId });
   return infra.queue.consume(processor.handle, { concurrency: config.worker.concurrency, onFinalFailure: processor.onFinalFailure });
 }
 

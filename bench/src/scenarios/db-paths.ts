@@ -90,8 +90,8 @@ export async function runDbPaths(ctx: Ctx, inputs: DbPathInputs, n = 300): Promi
     });
   const apiKeys = createApiKeyRepository(prisma);
   const hash = hashApiKey(inputs.key);
-  const cacheKeys = inputs.embed.prompts.map((normalizedPrompt) => ({ accountId: inputs.embed.accountId, normalizedPrompt, style: null, characterId: null, ageBucket: null, seed: null, negativePrompt: null }));
-  const renderKey = { accountId: inputs.render.accountId, normalizedPrompt: inputs.render.prompt, style: null, characterId: null, ageBucket: null, seed: null, negativePrompt: null };
+  const cacheKeys = inputs.embed.prompts.map((normalizedPrompt) => ({ accountId: inputs.embed.accountId, normalizedPrompt, style: null, characterId: null, ageBucket: null, seed: null, negativePrompt: null, model: null }));
+  const renderKey = { accountId: inputs.render.accountId, normalizedPrompt: inputs.render.prompt, style: null, characterId: null, ageBucket: null, seed: null, negativePrompt: null, model: null };
   const cases: Array<[string, string, () => Promise<unknown>]> = [
     ['permalink serve', 'Prisma, as today (findForServing)', () => permalinks.findForServing(inputs.permalink.handle, inputs.permalink.name)],
     ['permalink serve', 'one SQL via Prisma $queryRawUnsafe', () => prisma.$queryRawUnsafe(PERMALINK_SQL, inputs.permalink.handle, inputs.permalink.name)],

@@ -27,6 +27,9 @@ export const seedSchema = z
 export const negativePromptSchema = text(1, 2000).meta({ description: 'Extension: what the image should not show (1 to 2000 characters); passed to providers that accept one; part of the cache key when given.' });
 export type AgeBucket = (typeof ageBuckets)[number];
 
+/** Extension: which of the served models makes the image (docs/operating/models.md); absent: the default model. */
+export const modelIdSchema = text(1, 200).meta({ description: 'Extension: the id of one of the models this service serves (GET /v1/models); absent, the default model. Part of the cache key unless it is the default.' });
+
 /** Body of POST /api/v1/generate. Unknown fields are ignored; values are never clamped. */
 export const generateBodySchema = z.object({
   prompt: text(1, 2000)
@@ -51,6 +54,7 @@ export const generateBodySchema = z.object({
   seed: seedSchema.optional(),
   negativePrompt: negativePromptSchema.optional(),
   webhookUrl: webhookUrlSchema.optional(),
+  model: modelIdSchema.optional(),
   mode: z
     .enum(['generate', 'instant'], { error: 'Expected generate or instant' })
     .default('generate')
@@ -81,6 +85,8 @@ export interface GenerationRequest {
   /** The caller's seed; without one the worker draws one. */
   seed?: number;
   negativePrompt?: string;
+  /** The model id the caller chose; absent for the default model (docs/operating/models.md). */
+  model?: string;
 }
 
 const queryInt = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), schema);
@@ -96,4 +102,5 @@ export const renderQuerySchema = z.object({
   age: z.enum(ageBuckets, { error: 'Expected one of kids, bigkids, adults' }).optional().meta({ description: 'Age bucket: a single value' }),
   seed: queryInt(seedSchema).optional(),
   negativePrompt: negativePromptSchema.optional(),
+  model: modelIdSchema.optional(),
 });

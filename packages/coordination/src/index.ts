@@ -6,3 +6,4 @@ export * from './idempotency-store';
 export * from './active-jobs';
 export * from './budget-counter';
 export * from './job-admission';
+export * from './breaker-store';

@@ -41,3 +41,5 @@ export * from './meaning-score';
 export * from './services/library-indexer';
 export * from './group-commit';
 export * from './grouped-reservation';
+export * from './routing/circuit-breaker';
+export * from './routing/backend-breaker';

@@ -56,7 +56,7 @@ describe('decideFromCache', () => {
 
 describe('cache keys', () => {
   it('normalises the prompt and keeps case', () => {
-    expect(cacheKeyOf('a', { prompt: '  A  Cat ' })).toEqual({ accountId: 'a', normalizedPrompt: 'A Cat', style: null, characterId: null, ageBucket: null, seed: null, negativePrompt: null });
+    expect(cacheKeyOf('a', { prompt: '  A  Cat ' })).toEqual({ accountId: 'a', normalizedPrompt: 'A Cat', style: null, characterId: null, ageBucket: null, seed: null, negativePrompt: null, model: null });
     expect(cacheKeyOf('a', { prompt: 'cat', seed: 0, negativePrompt: ' no  dogs ' })).toMatchObject({ seed: 0, negativePrompt: 'no dogs' });
   });
   it.each([
@@ -66,6 +66,8 @@ describe('cache keys', () => {
     [{ prompt: 'cat', ageBucket: 'kids' as const }, { prompt: 'cat' }, false],
     [{ prompt: 'cat', seed: 1 }, { prompt: 'cat', seed: 2 }, false],
     [{ prompt: 'cat', negativePrompt: 'dogs' }, { prompt: 'cat' }, false],
+    [{ prompt: 'cat', model: 'gpu' }, { prompt: 'cat' }, false],
+    [{ prompt: 'cat', model: 'gpu' }, { prompt: 'cat', model: 'hosted' }, false],
   ])('flight keys of %j and %j equal: %s', (a, b, same) => {
     expect(flightKeyOf(cacheKeyOf('acc', a), wanted) === flightKeyOf(cacheKeyOf('acc', b), wanted)).toBe(same);
   });
@@ -78,6 +80,8 @@ describe('cache keys', () => {
     [{ prompt: 'cat', ageBucket: 'kids' as const }, { prompt: 'cat' }, false],
     [{ prompt: 'cat', character: '0B6C8A4E-2F1D-4C3B-9A7E-5D4C3B2A1F00' }, { prompt: 'cat', character: '0b6c8a4e-2f1d-4c3b-9a7e-5d4c3b2a1f00' }, true],
     [{ prompt: 'cat', seed: 7 }, { prompt: 'cat', seed: 7 }, true],
+    [{ prompt: 'cat', model: 'gpu' }, { prompt: 'cat', model: 'gpu' }, true],
+    [{ prompt: 'cat', model: 'gpu' }, { prompt: 'cat' }, false],
     [{ prompt: 'cat', seed: 7 }, { prompt: 'cat' }, false],
     [{ prompt: 'cat', seed: 0 }, { prompt: 'cat' }, false],
     [{ prompt: 'cat', negativePrompt: 'dogs' }, { prompt: 'cat', negativePrompt: ' dogs ' }, true],

@@ -13,11 +13,13 @@ export interface CacheKey {
   seed: number | null;
   /** What the image should not show (normalised like the prompt); null when not given. */
   negativePrompt: string | null;
+  /** The model id when not the default (null): an image of one model is no cache hit for another. */
+  model: string | null;
 }
 
 export const cacheKeyOf = (
   accountId: string,
-  request: Pick<GenerationRequest, 'prompt' | 'style' | 'character' | 'ageBucket' | 'seed' | 'negativePrompt'>,
+  request: Pick<GenerationRequest, 'prompt' | 'style' | 'character' | 'ageBucket' | 'seed' | 'negativePrompt' | 'model'>,
 ): CacheKey => ({
   accountId,
   normalizedPrompt: normalizePrompt(request.prompt),
@@ -27,6 +29,7 @@ export const cacheKeyOf = (
   ageBucket: request.ageBucket ?? null,
   seed: request.seed ?? null,
   negativePrompt: request.negativePrompt === undefined ? null : normalizePrompt(request.negativePrompt),
+  model: request.model ?? null,
 });
 
 /**
@@ -34,12 +37,12 @@ export const cacheKeyOf = (
  * separates the parts and \u0001 stands for a missing one.
  */
 export const cacheKeyString = (k: CacheKey): string =>
-  `${k.accountId}\0${k.normalizedPrompt}\0${k.style ?? '\u0001'}\0${k.characterId ?? '\u0001'}\0${k.ageBucket ?? '\u0001'}\0${k.seed ?? '\u0001'}\0${k.negativePrompt ?? '\u0001'}`;
+  `${k.accountId}\0${k.normalizedPrompt}\0${k.style ?? '\u0001'}\0${k.characterId ?? '\u0001'}\0${k.ageBucket ?? '\u0001'}\0${k.seed ?? '\u0001'}\0${k.negativePrompt ?? '\u0001'}\0${k.model ?? '\u0001'}`;
 
 /** Short stable id of a cache key plus variant, for single-flight keys. */
 export const flightKeyOf = (key: CacheKey, variant: Variant): string =>
   createHash('sha256')
-    .update(JSON.stringify([key.accountId, key.normalizedPrompt, key.style, key.characterId, key.ageBucket, key.seed, key.negativePrompt, variant.width, variant.height, variant.format]))
+    .update(JSON.stringify([key.accountId, key.normalizedPrompt, key.style, key.characterId, key.ageBucket, key.seed, key.negativePrompt, key.model, variant.width, variant.height, variant.format]))
     .digest('base64url');
 
 export interface Variant {
@@ -63,7 +66,7 @@ export type CachedImageWithKey = CachedImage & Omit<CacheKey, 'accountId' | 'see
 
 /** The keys a stored image answers to: its own seed's, and the key with no seed given. */
 export const cacheKeysOfRow = (accountId: string, row: CachedImageWithKey): [CacheKey, CacheKey] => {
-  const base = { accountId, normalizedPrompt: row.normalizedPrompt, style: row.style, characterId: row.characterId, ageBucket: row.ageBucket, negativePrompt: row.negativePrompt };
+  const base = { accountId, normalizedPrompt: row.normalizedPrompt, style: row.style, characterId: row.characterId, ageBucket: row.ageBucket, negativePrompt: row.negativePrompt, model: row.model };
   return [{ ...base, seed: null }, { ...base, seed: row.seed }];
 };
 

@@ -4,3 +4,4 @@ export * from './providers';
 export * from './encode';
 export * from './previews';
 export * from './meaning';
+export * from './registry';

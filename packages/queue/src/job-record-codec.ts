@@ -28,6 +28,8 @@ const fieldKinds: { [K in keyof Required<JobRecord>]: FieldKind } = {
   seed: 'number',
   cancelAt: 'string',
   addToPermalinks: 'json',
+  model: 'string',
+  fallbackFrom: 'string',
 };
 
 const fieldNames = Object.keys(fieldKinds) as Array<keyof JobRecord>;

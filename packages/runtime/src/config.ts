@@ -3,10 +3,13 @@
  * A bad or missing variable fails start-up with a message naming it. Adapters get plain objects.
  * Every variable is documented in the README's configuration table.
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_ACTIVE_JOBS_PER_KEY, DEFAULT_MONTHLY_GENERATIONS, DEFAULT_PUBLISHABLE_BUDGET, DEFAULT_WEBHOOK_ATTEMPTS, DEFAULT_WEBHOOK_BACKOFF_MS, MAX_BUDGET, parseTermList, type PlanName, type PublishableBudget } from '@promptpix/core';
-import type { EmbedderConfig, ModelConfig } from '@promptpix/models';
+import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from '@promptpix/core';
+import type { EmbedderConfig, ModelConfig, ModelEntry } from '@promptpix/models';
+import { ModelsFileError, parseModelsFile } from './models-file';
 
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
 const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
@@ -47,6 +50,11 @@ const envSchema = z.object({
   MODEL_LATENCY_MS: int(0, 0, 600_000),
   MODEL_TIMEOUT_MS: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(1000).max(3_600_000).optional()),
   MODEL_HTTP_ATTEMPTS: int(3, 1, 10),
+  MODELS_FILE: optionalString,
+  MODEL_BREAKER_FAILURES: int(DEFAULT_BREAKER_POLICY.failures, 0, 1000),
+  MODEL_BREAKER_WINDOW_MS: int(DEFAULT_BREAKER_POLICY.windowMs, 100, 3_600_000),
+  MODEL_BREAKER_COOLOFF_MS: int(DEFAULT_BREAKER_POLICY.coolOffMs, 100, 3_600_000),
+  FAILED_JOB_DAYS: int(30, 1, 3650),
   OPENAI_BASE_URL: url(['http:', 'https:']),
   OPENAI_API_KEY: optionalString,
   OPENAI_MODEL: z.preprocess((v) => (v === '' || v === undefined ? 'gpt-image-1' : v), z.string()),
@@ -133,7 +141,12 @@ export interface Config {
   storage:
     | { kind: 'local'; root: string; publicBaseUrl: string }
     | { kind: 's3'; bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string; publicBaseUrl?: string; forcePathStyle: boolean };
+  /** The default model's settings (the single-model variables, or MODELS_FILE's default entry). */
   model: ModelConfig;
+  /** Every model callers can name (docs/operating/models.md); the breaker's rules, null when MODEL_BREAKER_FAILURES=0. */
+  models: { defaultId?: string; entries: ModelEntry[]; breaker: BreakerPolicy | null };
+  /** Days a failed job stays listed for operators and its account (docs/operating/models.md). */
+  failedJobDays: number;
   worker: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
   /** Webhook deliveries: tries and backoff (retry n waits backoffMs * 2^(n-1)), per-request timeout, and the SSRF guard's switch. */
   webhooks: { attempts: number; backoffMs: number; timeoutMs: number; concurrency: number; allowPrivateAddresses: boolean; logDays: number };
@@ -240,6 +253,28 @@ function modelConfig(e: Env): ModelConfig {
   }
 }
 
+/** MODELS_FILE's models, or the one model of the single-model variables. */
+function modelsConfig(e: Env, env: NodeJS.ProcessEnv): Config['models'] {
+  // A trial may run as long as one model call; past that its worker is taken for dead.
+  const breaker = e.MODEL_BREAKER_FAILURES === 0 ? null : { failures: e.MODEL_BREAKER_FAILURES, windowMs: e.MODEL_BREAKER_WINDOW_MS, coolOffMs: e.MODEL_BREAKER_COOLOFF_MS, trialMs: (e.MODEL_TIMEOUT_MS ?? 300_000) + 30_000 };
+  if (!e.MODELS_FILE) return { entries: [{ config: modelConfig(e) }], breaker };
+  const path = resolve(e.MODELS_FILE);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? 'is not valid JSON' : 'cannot be read';
+    throw new ConfigError(`Invalid configuration:\n  MODELS_FILE: ${path} ${reason}`);
+  }
+  try {
+    const file = parseModelsFile(json, env, { timeoutMs: e.MODEL_TIMEOUT_MS, httpAttempts: e.MODEL_HTTP_ATTEMPTS });
+    return { defaultId: file.defaultId, entries: file.entries, breaker };
+  } catch (error) {
+    if (!(error instanceof ModelsFileError)) throw error;
+    throw new ConfigError(`Invalid configuration:\n${error.message.split('\n').map((line) => `  MODELS_FILE (${path}) ${line}`).join('\n')}`);
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -247,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const models = modelsConfig(e, env);
   const dataDir = resolve(e.DATA_DIR);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   if (e.NODE_ENV === 'production' && e.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true') {
@@ -276,7 +312,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           forcePathStyle: e.S3_FORCE_PATH_STYLE ? e.S3_FORCE_PATH_STYLE === 'true' : !!e.S3_ENDPOINT,
         }
       : { kind: 'local', root: resolve(dataDir, 'files'), publicBaseUrl },
-    model: modelConfig(e),
+    model: (models.entries.find((m) => m.id === models.defaultId) ?? models.entries[0]).config,
+    models,
+    failedJobDays: e.FAILED_JOB_DAYS,
     worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.JOB_ATTEMPTS, backoffMs: e.JOB_BACKOFF_MS, lockMs: e.JOB_LOCK_MS },
     webhooks: {
       attempts: e.WEBHOOK_ATTEMPTS,

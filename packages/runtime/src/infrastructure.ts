@@ -5,7 +5,10 @@
  */
 import Redis from 'ioredis';
 import {
+  createBackendBreaker,
   createEventRecorder,
+  createMemoryBreakerStore,
+  type BackendBreaker,
   createQuotaService,
   createWebhookNotifier,
   type WebhookNotifier,
@@ -42,6 +45,7 @@ import {
   createRedisInvalidationBus,
   createRedisRateLimiter,
   createRedisSingleFlight,
+  createRedisBreakerStore,
 } from '@promptpix/coordination';
 import {
   createAccountRepository,
@@ -56,12 +60,14 @@ import {
   createQuotaStore,
   createWebhookRepository,
   createDashboardSessionRepository,
+  createFailedJobRepository,
+  type FailedJobRepository,
   createSignInLinkRepository,
   migrateDatabase,
   openDatabase,
   type Database,
 } from '@promptpix/db';
-import { createModel, createPromptEmbedder } from '@promptpix/models';
+import { createModelRegistry, createPromptEmbedder, type ModelRegistry } from '@promptpix/models';
 import { createInProcessGenerationQueue } from '@promptpix/queue/src/in-process-queue';
 import { createMemoryJobStore } from '@promptpix/queue/src/memory-job-store';
 import { createRedisJobStore } from '@promptpix/queue/src/redis-job-store';
@@ -84,7 +90,14 @@ export interface Infrastructure {
   jobStore: JobStore;
   queue: GenerationQueue;
   storage: Storage;
+  /** The default model (style previews, library seeding, character references). */
   model: ImageModel;
+  /** Every model callers can name, by id (docs/operating/models.md). */
+  models: ModelRegistry;
+  /** The per-backend circuit breakers, shared through Redis; null when MODEL_BREAKER_FAILURES=0. */
+  breaker: BackendBreaker | null;
+  /** Jobs that failed for good, kept FAILED_JOB_DAYS (operator API, dashboard). */
+  failedJobs: FailedJobRepository;
   /** Reads prompts' meaning for instant mode; null when INSTANT_EMBEDDINGS=off. */
   embedder: PromptEmbedder | null;
   /** Gives library images their meaning vectors (worker loop, library seed); null without an embedder. */
@@ -198,7 +211,10 @@ export async function openInfrastructure(config: Config, logger: Logger, options
         onError: (error) => logger.warn('invalidation bus error', { error }),
       })
     : createLocalInvalidationBus();
-  const metrics = createMetrics({ queueDepth: () => queue.depth() });
+  const models = createModelRegistry(config.models.entries, config.models.defaultId);
+  const breakerPolicy = config.models.breaker;
+  const breaker = breakerPolicy && createBackendBreaker({ store: redis ? createRedisBreakerStore({ redis, prefix }) : createMemoryBreakerStore(), policy: breakerPolicy, now: () => now().getTime() });
+  const metrics = createMetrics({ queueDepth: () => queue.depth(), ...(breaker && { modelHealth: () => breaker.health(models.ids) }) });
   const events = countCacheHits(createEventRecorder({
     write: (batch) => eventRepository.insertMany(batch),
     onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
@@ -224,7 +240,10 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     jobStore,
     queue,
     storage: await createStorage(config.storage),
-    model: createModel(config.model),
+    model: models.default,
+    models,
+    breaker,
+    failedJobs: createFailedJobRepository(db.prisma, { retentionDays: config.failedJobDays, now }),
     embedder,
     libraryIndexer: embedder ? createLibraryIndexer({ library, embedder }) : null,
     quota: createQuotaService({ store: createQuotaStore(db.prisma, db.sql), monthlyGenerations: config.monthlyGenerations, now }),

@@ -9,7 +9,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { AppError, type EventRecorder, type GenerationJobHandler, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
+import { AppError, type BackendHealth, type EventRecorder, type GenerationJobHandler, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
 import type { Infrastructure } from './infrastructure';
 import type { Logger } from './logger';
 import { listen, type RunningServer } from './process';
@@ -43,6 +43,8 @@ export interface MetricsOptions {
   queueDepth?: () => Promise<QueueDepth>;
   /** How long a scrape waits for the queue depth before leaving the gauge empty (default 2000 ms). */
   queueDepthTimeoutMs?: number;
+  /** Read on every scrape into `promptpix_model_backend{model,state}` (the circuit breakers). */
+  modelHealth?: () => Promise<Record<string, BackendHealth>>;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -81,6 +83,25 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       }
     },
   });
+
+  const modelHealth = options.modelHealth;
+  if (modelHealth) {
+    new Gauge({
+      name: 'promptpix_model_backend',
+      help: "Each model's backend as its circuit breaker sees it: 1 on the state it is in (up, down: failing fast, probing: one trial job may run)",
+      labelNames: ['model', 'state'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        try {
+          const health = await withTimeout(modelHealth(), queueTimeoutMs);
+          for (const [model, current] of Object.entries(health)) for (const state of ['up', 'down', 'probing'] as const) this.set({ model, state }, current === state ? 1 : 0);
+        } catch {
+          // Breaker store unreachable: no samples rather than a guess.
+        }
+      },
+    });
+  }
 
   // Process metrics (CPU, memory, event loop lag, GC) start with the first scrape, so instances
   // that are never scraped (most tests) start no observers.
@@ -235,6 +256,8 @@ export interface ReadinessReport {
   ready: boolean;
   /** 'ok', 'timeout' or 'failed' per dependency (details go to the log, not to the caller). */
   checks: Record<string, string>;
+  /** Each model's backend (up, down, probing): detail only, never what `ready` is decided by (docs/operating/models.md). */
+  models?: Record<string, BackendHealth>;
 }
 
 export interface ReadinessOptions {
@@ -247,7 +270,7 @@ export interface ReadinessOptions {
  * Runs every check in parallel, each bounded by a timeout. /api/ready answers anyone, so callers
  * that arrive while a check is running share it: a flood costs one check at a time.
  */
-export function readinessCheck(checks: Record<string, () => Promise<unknown>>, options: ReadinessOptions = {}): () => Promise<ReadinessReport> {
+export function readinessCheck(checks: Record<string, () => Promise<unknown>>, options: ReadinessOptions & { models?: () => Promise<Record<string, BackendHealth>> } = {}): () => Promise<ReadinessReport> {
   const timeoutMs = options.timeoutMs ?? 2000;
   let running: Promise<ReadinessReport> | null = null;
   const shared = () => {
@@ -268,14 +291,15 @@ export function readinessCheck(checks: Record<string, () => Promise<unknown>>, o
         }
       }),
     );
-    return { ready: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results) };
+    const models = options.models && (await withTimeout(options.models(), timeoutMs).catch(() => undefined));
+    return { ready: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results), ...(models && { models }) };
   };
   return shared;
 }
 
 /** The dependencies a process cannot serve without: the database, Redis (when used) and storage. */
 export function infrastructureReadiness(
-  infra: Pick<Infrastructure, 'db' | 'jobStore' | 'storage'>,
+  infra: Pick<Infrastructure, 'db' | 'jobStore' | 'storage'> & Partial<Pick<Infrastructure, 'models' | 'breaker'>>,
   options: ReadinessOptions & { redis: boolean; logger?: Logger },
 ): () => Promise<ReadinessReport> {
   return readinessCheck(
@@ -284,7 +308,11 @@ export function infrastructureReadiness(
       ...(options.redis && { redis: () => infra.jobStore.ping() }),
       storage: () => infra.storage.ping(),
     },
-    { timeoutMs: options.timeoutMs, onFailure: options.onFailure ?? ((check, error) => options.logger?.warn('readiness check failed', { check, error })) },
+    {
+      timeoutMs: options.timeoutMs,
+      onFailure: options.onFailure ?? ((check, error) => options.logger?.warn('readiness check failed', { check, error })),
+      ...(infra.breaker && infra.models && { models: () => infra.breaker!.health(infra.models!.ids) }),
+    },
   );
 }
 
@@ -326,7 +354,7 @@ export function startOpsServer(o: OpsServerOptions): Promise<RunningServer> {
         return send(res, 200, JSON.stringify({ status: 'ok', service: o.serviceName, timestamp: new Date().toISOString() }));
       case '/api/ready': {
         const report = await o.ready();
-        return send(res, report.ready ? 200 : 503, JSON.stringify(report.ready ? { status: 'ready', checks: report.checks } : { error: 'Not ready', checks: report.checks }));
+        return send(res, report.ready ? 200 : 503, JSON.stringify(report.ready ? { status: 'ready', checks: report.checks, ...(report.models && { models: report.models }) } : { error: 'Not ready', checks: report.checks, ...(report.models && { models: report.models }) }));
       }
       case '/metrics': {
         if (!metricsAuthorized(o.token, req.headers.authorization)) return send(res, 401, JSON.stringify({ error: 'Unauthorized' }));

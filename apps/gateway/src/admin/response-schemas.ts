@@ -76,6 +76,37 @@ export const adminQueueSchema = z
 
 export const adminRetriedSchema = z.object({ jobId: z.string(), status: z.literal('queued') }).meta({ id: 'AdminRetried' });
 
+/** A job that failed for good (docs/operating/models.md, "Failed jobs"). */
+export const adminFailedJobSchema = z
+  .object({
+    jobId: z.string(),
+    account: z.string().meta({ description: "The account's handle" }),
+    model: z.string().meta({ description: 'The model id the job named (the default when it named none)' }),
+    reason: z.string().meta({ description: "What the job's caller read in `error`" }),
+    prompt: z.string(),
+    style: z.string().nullable(),
+    width: z.int(),
+    height: z.int(),
+    createdAt: z.iso.datetime(),
+    failedAt: z.iso.datetime(),
+    retriedAs: z.string().nullable().meta({ description: "The job an operator's retry started" }),
+    retriedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'AdminFailedJob' });
+
+export const adminFailedJobPageSchema = z
+  .object({ data: z.array(adminFailedJobSchema), nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next (older) page; null on the last' }) })
+  .meta({ id: 'AdminFailedJobPage' });
+
+export const adminFailedJobRetriedSchema = z
+  .object({
+    jobId: z.string().meta({ description: 'The new job' }),
+    retryOf: z.string(),
+    status: z.enum(['queued', 'processing', 'completed', 'failed']),
+    outcome: z.enum(['cached', 'derived', 'joined', 'generated']).meta({ description: 'generated: a fresh generation, charged; cached/derived: served from the cache, free; joined: an identical job in flight' }),
+  })
+  .meta({ id: 'AdminFailedJobRetried' });
+
 export const adminLibrarySeedSchema = z.object({ seeded: z.int().min(0), existing: z.int().min(0) }).meta({ id: 'AdminLibrarySeed' });
 
 export const adminSignInLinkSchema = z

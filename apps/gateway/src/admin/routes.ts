@@ -11,6 +11,7 @@ import { createAccountCharacter, patchAccountCharacter } from '../account-ops/ch
 import { createAccountKey, revokeAccountKey, rotateAccountKey, updateKeyLimits } from '../account-ops/keys';
 import { permalinkUrl } from '../account-ops/permalinks';
 import { webhookAdminRoutes } from './webhook-routes';
+import { failedJobAdminRoutes } from './failed-job-routes';
 import { APPROVAL_LINK_MINUTES, issueSignInLink, sendApprovalEmail } from '../dashboard/auth/mail';
 
 type Account = NonNullable<Awaited<ReturnType<GatewayDeps['accounts']['findByHandle']>>>;
@@ -188,6 +189,7 @@ export function adminRoutes(deps: GatewayDeps) {
   });
 
   router.use(webhookAdminRoutes(deps, accountByHandle));
+  router.use(failedJobAdminRoutes(deps, accountByHandle));
 
   router.post('/admin/api/v1/library/seed', async (_req, res) => {
     const result = await seedLibrary({ ...deps, now: deps.now });

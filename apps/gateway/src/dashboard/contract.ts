@@ -50,6 +50,7 @@
  *   Usage (./api/usage.ts)
  *   GET    /dashboard/api/usage?days=30                       → UsageView
  *   GET    /dashboard/api/usage.csv?days=30                   → text/csv: date,generations,cache_hits,impressions,clicks
+ *   GET    /dashboard/api/failed-jobs?model&since&cursor&limit → FailedJobPage (the account's jobs that failed for good, newest first)
  *
  *   Playground (./api/playground.ts)
  *   POST   /dashboard/api/playground  PlaygroundInput      → 202 PlaygroundAccepted (a job; quota counted as POST /api/v1/generate)
@@ -290,3 +291,24 @@ export type PlaygroundMatch = { mode: 'instant' } & InstantResult;
 
 /** One event of the job's stream: the job, plus the jobs ahead of it while it waits. */
 export type JobProgressEvent = JobView & { position?: number };
+
+/** A job of the account that failed for good (kept FAILED_JOB_DAYS), with the reason its caller read. */
+export interface FailedJobView {
+  jobId: string;
+  model: string;
+  reason: string;
+  prompt: string;
+  style: string | null;
+  width: number;
+  height: number;
+  createdAt: string;
+  failedAt: string;
+  /** The job an operator's retry started, if any. */
+  retriedAs: string | null;
+  retriedAt: string | null;
+}
+
+export interface FailedJobPage {
+  data: FailedJobView[];
+  nextCursor: string | null;
+}

@@ -12,6 +12,7 @@ import {
   CANCELLED,
   isCancelled,
   releaseJobHolds,
+  type BackendBreaker,
   type ImageModel,
   type ModelRequest,
   type JobStore,
@@ -24,14 +25,21 @@ import {
   type Storage,
 } from '@promptpix/core';
 import { generationJobPayloadSchema } from '@promptpix/contracts';
-import type { AccountRepository, ImageRepository, PermalinkRepository } from '@promptpix/db';
+import type { AccountRepository, FailedJobRepository, ImageRepository, PermalinkRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
-import { encodeImage, PermanentModelError } from '@promptpix/models';
+import { encodeImage, PermanentModelError, type ModelRegistry } from '@promptpix/models';
 import type { CharacterForScene } from './character-references';
+import { createModelRouter, type RoutedCall } from './model-routing';
 
 export interface GenerationProcessorDeps {
   jobStore: JobStore;
+  /** The default model. */
   model: ImageModel;
+  /** Every model a job may name, by id; jobs are routed under the per-backend circuit breakers (./model-routing.ts). */
+  models: ModelRegistry;
+  breaker: BackendBreaker | null;
+  /** The durable list of failed jobs (operators, dashboard). */
+  failedJobs: Pick<FailedJobRepository, 'record'>;
   storage: Storage;
   images: ImageRepository;
   /** Adds a regenerated image to the permalinks its job names (`addToPermalinks`). */
@@ -53,16 +61,22 @@ export interface GenerationProcessorDeps {
   now: () => Date;
 }
 
-/** A provider's refusal that retrying cannot fix (a 4xx) ends the job at once. */
-async function callModel(model: ImageModel, request: ModelRequest, signal: AbortSignal) {
+/** A provider's refusal that retrying cannot fix (a 4xx) ends the job at once. The breaker hears how the call ended. */
+async function callModel(routed: RoutedCall, request: ModelRequest, signal: AbortSignal) {
   try {
-    return await model.generate(request, signal);
+    const image = await routed.model.generate(request, signal);
+    await routed.settle(undefined, false);
+    return image;
   } catch (error) {
+    await routed.settle(error, signal.aborted);
     if (signal.aborted) throw new PermanentJobError(CANCELLED);
     if (error instanceof PermanentModelError) throw new PermanentJobError(`Image generation failed: ${error.message}`);
     throw error;
   }
 }
+
+/** Which model made a job's image, on its record: the one it named, or the fallback that stood in. */
+const servedBy = (routed: RoutedCall | undefined): Partial<JobRecord> => (routed ? { model: routed.id, ...(routed.fallbackFrom && { fallbackFrom: routed.fallbackFrom }) } : {});
 
 /** What a caller reads in `error` when a job fails for good. */
 export function readableFailure(error: Error): string {
@@ -78,6 +92,7 @@ export function readableFailure(error: Error): string {
 export function createGenerationProcessor(d: GenerationProcessorDeps) {
   /** The jobs this process is running, so a cancellation can stop their model calls. */
   const running = new Map<string, AbortController>();
+  const router = createModelRouter({ registry: d.models, defaultModel: d.model, breaker: d.breaker, onBreakerError: (error) => d.logger.warn('circuit breaker store failed', { error }) });
 
   const handle: GenerationJobHandler = async (payload, attempt) => {
     const parsed = generationJobPayloadSchema.safeParse(payload);
@@ -148,6 +163,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     let input: Buffer;
     let sourceImageId: string | null = null;
     let character: CharacterForScene | undefined;
+    let routed: RoutedCall | undefined;
     if (job.deriveFrom) {
       // Another size/format of a cached image: re-encode the stored original, no model call.
       const source = await d.images.findById(job.deriveFrom);
@@ -157,8 +173,9 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       sourceImageId = source.id;
       seed = Number(source.seed);
     } else {
+      routed = await router.pick(request.model);
       character = request.character ? await d.characterFor(request.character, request.style, seed) : undefined;
-      const generated = await callModel(d.model, {
+      const generated = await callModel(routed, {
         prompt: request.prompt,
         style: request.renderStyle,
         promptTemplate: request.promptTemplate,
@@ -189,6 +206,8 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       format: request.format,
       seed,
       negativePrompt: request.negativePrompt ?? null,
+      // Cached under the model that made it: a fallback's image never answers for the model it stood in for.
+      model: routed ? (routed.id === d.models.defaultId ? null : routed.id) : (request.model ?? null),
       storageKey: encoded.key,
       bytes: encoded.data.length,
       sourceImageId,
@@ -201,7 +220,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     }
     const completedAt = d.now();
     // Only a job still processing completes: a cancel that won the race keeps it cancelled.
-    const completed = await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString(), seed }, { ifStatus: ['processing'] });
+    const completed = await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString(), seed, ...servedBy(routed) }, { ifStatus: ['processing'] });
     if (!completed) {
       await discardImageOf(job, imageId);
       return;
@@ -209,7 +228,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     await afterCompleted(job);
     if (!sourceImageId) {
       const reference = character?.prepared && { referenceFamily: character.prepared.family, referenceReused: character.prepared.reused, referenceMs: character.prepared.ms };
-      d.events.record({ accountId: job.accountId, eventType: 'generate', imageId, metadata: { jobId, model: d.model.name, ms: completedAt.getTime() - started.getTime(), ...reference } });
+      d.events.record({ accountId: job.accountId, eventType: 'generate', imageId, metadata: { jobId, model: routed?.id, ...(routed?.fallbackFrom && { fallbackFrom: routed.fallbackFrom }), ms: completedAt.getTime() - started.getTime(), ...reference } });
       if (request.style) d.events.record({ accountId: job.accountId, eventType: 'style_applied', imageId, metadata: { style: request.style } });
     }
     d.logger.info('generation completed', { jobId, imageId, attempt: attempt.attempt, ms: completedAt.getTime() - started.getTime() });
@@ -221,12 +240,18 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     const job = await d.jobStore.get(payload.jobId);
     if (!job || job.status === 'completed' || job.status === 'failed') return;
     const refund = job.quotaCharged && job.quotaPeriodStart;
+    const reason = readableFailure(error);
+    const failedAt = d.now();
     // As in cancellation: only the step that moves the job out of queued/processing refunds.
-    const failed = await d.jobStore.update(payload.jobId, { status: 'failed', error: readableFailure(error), completedAt: d.now().toISOString(), ...(refund ? { quotaCharged: false } : {}) }, { ifStatus: ['queued', 'processing'] });
+    const failed = await d.jobStore.update(payload.jobId, { status: 'failed', error: reason, completedAt: failedAt.toISOString(), ...(refund ? { quotaCharged: false } : {}) }, { ifStatus: ['queued', 'processing'] });
     if (!failed) return;
     if (refund) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart!));
     await releaseJobHolds(d, job);
     await d.webhooks.jobFinished(payload.jobId);
+    // Kept past the job store's hour for operators and the dashboard; a lost row loses only the listing.
+    await d.failedJobs
+      .record({ jobId: job.jobId, accountId: job.accountId, model: job.request.model ?? d.models.defaultId, reason, request: job.request, createdAt: new Date(job.createdAt), failedAt })
+      .catch((e: unknown) => d.logger.warn('could not record a failed job', { jobId: job.jobId, error: e }));
   }
 
   /** Stops this process's run of a cancelled job, if it has one. */

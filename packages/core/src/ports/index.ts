@@ -6,3 +6,4 @@ export * from './coordination';
 export * from './webhooks';
 export * from './mailer';
 export * from './meaning';
+export * from './breaker-store';

@@ -34,6 +34,10 @@ export interface JobRecord {
   webhookSubscribers?: boolean;
   /** Permalinks (ids, of the job's account) the image joins once saved: a dashboard regenerate. */
   addToPermalinks?: string[];
+  /** The id of the model that made the image (set when completed; docs/operating/models.md). */
+  model?: string;
+  /** Set when the model the request named was down and `model`, its fallback, stood in. */
+  fallbackFrom?: string;
 }
 
 export type JobPatch = Partial<Omit<JobRecord, 'jobId' | 'accountId' | 'createdAt' | 'request'>>;

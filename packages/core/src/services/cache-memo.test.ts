@@ -1,7 +1,7 @@
 import { createCacheMemo } from './cache-memo';
 import type { CacheKey, CachedImage } from '../render-cache';
 
-const key = (prompt: string, accountId = 'acc', seed: number | null = null): CacheKey => ({ accountId, normalizedPrompt: prompt, style: null, characterId: null, ageBucket: null, seed, negativePrompt: null });
+const key = (prompt: string, accountId = 'acc', seed: number | null = null): CacheKey => ({ accountId, normalizedPrompt: prompt, style: null, characterId: null, ageBucket: null, seed, negativePrompt: null, model: null });
 const image = (id: string, seed = 7): CachedImage => ({ id, storageKey: `images/${id}.webp`, width: 1024, height: 1024, format: 'webp', sourceImageId: null, rejected: false, createdAt: new Date(0), seed });
 
 describe('cache memo', () => {
@@ -41,8 +41,8 @@ describe('cache memo', () => {
       keys
         .filter((k) => k.normalizedPrompt !== 'none')
         .flatMap((k) => [
-          { ...image(k.normalizedPrompt), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null, negativePrompt: null },
-          { ...image(`${k.normalizedPrompt}-styled`), normalizedPrompt: k.normalizedPrompt, style: 'anime', characterId: null, ageBucket: null, negativePrompt: null },
+          { ...image(k.normalizedPrompt), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null, negativePrompt: null, model: null },
+          { ...image(`${k.normalizedPrompt}-styled`), normalizedPrompt: k.normalizedPrompt, style: 'anime', characterId: null, ageBucket: null, negativePrompt: null, model: null },
         ]);
     const read = jest.fn(async (_a: string, keys: CacheKey[]) => rows(keys));
     const ids = (found: CachedImage[][]) => found.map((images) => images.map((i) => i.id));
@@ -63,7 +63,7 @@ describe('cache memo', () => {
 describe('cache memo and seeds', () => {
   it('a key with a seed gets only that seed\'s images; a key without one gets every seed\'s', async () => {
     const memo = createCacheMemo();
-    const rows = [7, 8].map((seed) => ({ ...image(`s${seed}`, seed), normalizedPrompt: 'p', style: null, characterId: null, ageBucket: null, negativePrompt: null }));
+    const rows = [7, 8].map((seed) => ({ ...image(`s${seed}`, seed), normalizedPrompt: 'p', style: null, characterId: null, ageBucket: null, negativePrompt: null, model: null }));
     const found = await memo.findMany('acc', [key('p', 'acc', 7), key('p', 'acc', 9), key('p')], async () => rows);
     expect(found.map((images) => images.map((i) => i.id))).toEqual([['s7'], [], ['s7', 's8']]);
   });
@@ -74,7 +74,7 @@ describe('cache memo and seeds', () => {
     const gate = new Promise<void>((r) => (release = r));
     const read = jest.fn(async (_a: string, keys: CacheKey[]) => {
       await gate;
-      return keys.map((k) => ({ ...image(`img-${k.normalizedPrompt}`), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null, negativePrompt: null }));
+      return keys.map((k) => ({ ...image(`img-${k.normalizedPrompt}`), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null, negativePrompt: null, model: null }));
     });
     const keys = [key('herd-1'), key('herd-2')];
     const answers = Array.from({ length: 20 }, () => memo.findMany('acc', keys, read));

@@ -10,3 +10,4 @@ export * from './characters';
 export * from './webhooks';
 export * from './dashboard-sessions';
 export * from './sign-in-links';
+export * from './failed-jobs';

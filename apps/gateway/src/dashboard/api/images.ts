@@ -124,6 +124,8 @@ export function imageRoutes(deps: GatewayDeps) {
       ageBucket: (image.ageBucket ?? undefined) as 'kids' | 'bigkids' | 'adults' | undefined,
       seed: randomInt(2 ** 32),
       negativePrompt: image.negativePrompt ?? undefined,
+      // Made by the model that made the original (a 400 naming `model` if it is no longer served).
+      model: image.model ?? undefined,
     });
     const permalinkIds = image.permalinks.map((p) => p.permalinkId);
     const { job } = await deps.generations.start(account, request, { caller: dashboardCaller(deps, account), addToPermalinks: permalinkIds });

@@ -9,8 +9,9 @@ import { permalinkRoutes } from './permalinks';
 import { playgroundRoutes } from './playground';
 import { styleRoutes } from './styles';
 import { usageRoutes } from './usage';
+import { failedJobRoutes } from './failed-jobs';
 
 /** The signed-in JSON API (see ../contract.ts); mounted behind session, CSRF and approval checks. */
 export function dashboardApiRoutes(deps: GatewayDeps) {
-  return Router().use(imageRoutes(deps), permalinkRoutes(deps), keyRoutes(deps), keyLimitRoutes(deps), characterRoutes(deps), styleRoutes(deps), usageRoutes(deps), embedRoutes(deps), playgroundRoutes(deps));
+  return Router().use(imageRoutes(deps), permalinkRoutes(deps), keyRoutes(deps), keyLimitRoutes(deps), characterRoutes(deps), styleRoutes(deps), usageRoutes(deps), embedRoutes(deps), playgroundRoutes(deps), failedJobRoutes(deps));
 }

@@ -68,7 +68,13 @@ describe('answers in OpenAI\'s published shapes', () => {
   });
 
   it('the model list', () => {
-    const list = openAiModelListSchema.parse({ object: 'list', data: servedModels({ name: 'openai:gpt-image-1' }, 1764000000) });
-    expect(publishedModelList.parse(list)).toEqual({ object: 'list', data: [{ id: 'openai:gpt-image-1', object: 'model', created: 1764000000, owned_by: 'promptpix' }] });
+    const list = openAiModelListSchema.parse({ object: 'list', data: servedModels({ ids: ['openai:gpt-image-1', 'sdxl-gpu'] }, 1764000000) });
+    expect(publishedModelList.parse(list)).toEqual({
+      object: 'list',
+      data: [
+        { id: 'openai:gpt-image-1', object: 'model', created: 1764000000, owned_by: 'promptpix' },
+        { id: 'sdxl-gpu', object: 'model', created: 1764000000, owned_by: 'promptpix' },
+      ],
+    });
   });
 });

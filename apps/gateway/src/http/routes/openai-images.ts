@@ -9,7 +9,7 @@ import { authenticate, authOf, callerOf, type AuthContext } from '../middleware/
 import { rateLimit } from '../middleware/rate-limit';
 import { parseOrThrow } from '../validate';
 import { holdForImage, type FinishedJob } from '../wait-for-job';
-import { assertModelServed, servedModels } from './openai-models';
+import { servedModelOf } from './openai-models';
 
 /** The body is read only after the key is known; this bounds it (a 2000-character prompt and negative prompt, escaped, fit). */
 export const OPENAI_BODY_LIMIT = '32kb';
@@ -71,7 +71,7 @@ export type OpenAiImagesResponse = z.infer<typeof openAiImagesResponseSchema>;
 
 /** The generation request one body asks for, its checks passed (prompt screen, character, style and plan). */
 async function generationRequestOf(deps: GatewayDeps, auth: AuthContext, body: OpenAiImageRequest): Promise<GenerationRequest> {
-  assertModelServed(body.model ?? undefined, servedModels(deps.model, 0));
+  const model = servedModelOf(body.model ?? undefined, deps.models);
   const size = parseImageSize(body.size ?? 'auto');
   if ('error' in size) throw fieldError('size', size.error);
   return checkedGenerationRequest(deps, auth.account, {
@@ -84,6 +84,7 @@ async function generationRequestOf(deps: GatewayDeps, auth: AuthContext, body: O
     format: body.output_format ?? 'png',
     seed: body.seed ?? undefined,
     negativePrompt: body.negative_prompt ?? undefined,
+    model,
   });
 }
 

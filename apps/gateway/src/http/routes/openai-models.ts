@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { AppError, type ImageModel } from '@promptpix/core';
+import { AppError } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
+import type { ServedModels } from '../model-choice';
 import { authenticate } from '../middleware/auth';
 
 /** One entry of GET /v1/models, in OpenAI's Model shape. */
@@ -22,15 +23,18 @@ export const openAiModelListSchema = z.object({ object: z.literal('list'), data:
 export const OPENAI_MODEL_ALIASES: readonly string[] = ['dall-e-2', 'dall-e-3', 'gpt-image-1', 'gpt-image-1-mini', 'gpt-image-1.5'];
 
 /**
- * The models a caller can name: the running provider's configured model (its name, as the worker
- * reports it: `procedural`, `openai:gpt-image-1`, ...). The one place that grows when several
- * backends are routed by model id.
+ * The models a caller can name, the default first: MODELS_FILE's ids, or the one model of the
+ * single-model variables (its name: `procedural`, `openai:gpt-image-1`, ...).
  */
-export const servedModels = (model: Pick<ImageModel, 'name'>, created: number): OpenAiModel[] => [{ id: model.name, object: 'model', created, owned_by: 'promptpix' }];
+export const servedModels = (models: Pick<ServedModels, 'ids'>, created: number): OpenAiModel[] => models.ids.map((id) => ({ id, object: 'model', created, owned_by: 'promptpix' }));
 
-/** The model a request names, checked: absent, a listed id or an alias of OpenAI's; else a 400 naming `model`. */
-export function assertModelServed(id: string | undefined, served: OpenAiModel[]): void {
-  if (id === undefined || OPENAI_MODEL_ALIASES.includes(id) || served.some((m) => m.id === id)) return;
+/**
+ * The model a request names, checked: absent or an alias of OpenAI's (not itself served) is the
+ * default (undefined); a served id is itself; else a 400 naming `model`.
+ */
+export function servedModelOf(id: string | undefined, models: ServedModels): string | undefined {
+  if (id === undefined || models.ids.includes(id)) return id;
+  if (OPENAI_MODEL_ALIASES.includes(id)) return undefined;
   throw new AppError('invalid_request', 'Invalid request', { code: 'model_not_found', details: { formErrors: [], fieldErrors: { model: [`The model "${id}" does not exist; GET /v1/models lists the models served`] } } });
 }
 
@@ -39,10 +43,10 @@ export const openAiModelRoutes = (deps: GatewayDeps) => {
   const created = Math.floor(deps.now().getTime() / 1000);
   return Router()
     .get('/v1/models', authenticate(deps.credentials, { allow: 'secret' }), (_req, res) => {
-      res.json({ object: 'list', data: servedModels(deps.model, created) });
+      res.json({ object: 'list', data: servedModels(deps.models, created) });
     })
     .get('/v1/models/:id', authenticate(deps.credentials, { allow: 'secret' }), (req, res) => {
-      const model = servedModels(deps.model, created).find((m) => m.id === req.params.id);
+      const model = servedModels(deps.models, created).find((m) => m.id === req.params.id);
       if (!model) throw new AppError('not_found', `The model "${req.params.id}" does not exist`, { code: 'model_not_found' });
       res.json(model);
     });

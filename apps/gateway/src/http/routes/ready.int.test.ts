@@ -15,6 +15,8 @@ describe.each(SHAPES)('GET /api/ready (%s)', (shape) => {
     expect(res.body).toEqual({
       status: 'ready',
       checks: shape === 'production' ? { database: 'ok', redis: 'ok', storage: 'ok' } : { database: 'ok', storage: 'ok' },
+      // Each model's backend as its circuit breaker sees it (docs/operating/models.md).
+      models: { procedural: 'up' },
     });
   });
 });
@@ -30,7 +32,7 @@ describe('GET /api/ready with a dependency down', () => {
   it('answers 503 naming the failing check, while liveness stays 200', async () => {
     const res = await request(service.baseUrl).get('/api/ready');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ error: 'Not ready', checks: { database: 'ok', redis: 'ok', storage: 'failed' } });
+    expect(res.body).toEqual({ error: 'Not ready', checks: { database: 'ok', redis: 'ok', storage: 'failed' }, models: { procedural: 'up' } });
     expect((await request(service.baseUrl).get('/api/health')).status).toBe(200);
     expect(service.logs.join('')).toContain('readiness check failed');
   });

@@ -11,6 +11,8 @@ export const readyRoutes = (deps: Pick<GatewayDeps, 'ready'>) =>
   Router().get('/api/ready', async (_req, res) => {
     const report = await deps.ready();
     res.setHeader('Cache-Control', 'no-store');
-    if (report.ready) res.status(200).json({ status: 'ready', checks: report.checks });
-    else res.status(503).json({ error: 'Not ready', checks: report.checks });
+    // A model's backend being down never makes the gateway unready (docs/operating/models.md): detail only.
+    const models = report.models && { models: report.models };
+    if (report.ready) res.status(200).json({ status: 'ready', checks: report.checks, ...models });
+    else res.status(503).json({ error: 'Not ready', checks: report.checks, ...models });
   });

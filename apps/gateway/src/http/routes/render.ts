@@ -3,6 +3,7 @@ import { renderQuerySchema, type GenerationRequest } from '@promptpix/contracts'
 import { AppError, cacheKeyOf, decideFromCache, fieldError, normalizePrompt, quotaHeaders } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf, callerOf } from '../middleware/auth';
+import { chosenModel } from '../model-choice';
 import { assertModelTextsAllowed, assertPromptAllowed } from '../prompt-safety';
 import { rateLimit } from '../middleware/rate-limit';
 import { redirectFound } from '../redirect';
@@ -23,6 +24,7 @@ function redirect(res: Response, url: string) {
 export const renderRoutes = (deps: GatewayDeps) =>
   Router().get('/api/v1/render', authenticate(deps.credentials, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
     const query = parseOrThrow(renderQuerySchema, req.query);
+    const model = chosenModel(deps.models, query.model);
     assertPromptAllowed(deps.promptSafety, query.prompt, query.age);
     const { account } = authOf(res);
     if (query.character && !(await deps.characters.exists(account.id, query.character))) throw fieldError('character', 'Unknown character');
@@ -37,6 +39,7 @@ export const renderRoutes = (deps: GatewayDeps) =>
       ageBucket: query.age,
       seed: query.seed,
       negativePrompt: query.negativePrompt,
+      ...(model && { model }),
     };
     assertModelTextsAllowed(deps.promptSafety, request);
 

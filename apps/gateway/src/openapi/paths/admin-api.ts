@@ -15,6 +15,8 @@ import {
 import {
   adminAccountSchema,
   adminCreatedKeySchema,
+  adminFailedJobPageSchema,
+  adminFailedJobRetriedSchema,
   adminKeySchema,
   adminLibrarySeedSchema,
   adminPermalinkSchema,
@@ -157,6 +159,39 @@ export const adminApiPaths: ZodOpenApiPathsObject = {
       'adminRetryFailedJob',
       'Run a failed job again with fresh attempts',
       { '202': json(adminRetriedSchema, 'Queued again'), '404': json(errorBodySchema, 'No failed job with this id is kept') },
+      { requestParams: { path: z.object({ jobId: z.string() }) } },
+    ),
+  },
+  '/admin/api/v1/failed-jobs': {
+    get: op(
+      'adminFailedJobs',
+      'Jobs that failed for good (kept FAILED_JOB_DAYS), newest first, with reason and model',
+      { '200': json(adminFailedJobPageSchema, 'A page of failed jobs'), '400': bad, '404': accountNotFound },
+      {
+        requestParams: {
+          query: z.object({
+            account: z.string().optional().meta({ description: "Only this account's (its handle)" }),
+            model: z.string().optional().meta({ description: 'Only jobs that named this model id' }),
+            since: z.iso.datetime({ offset: true }).optional().meta({ description: 'Failed at or after this time' }),
+            limit: z.int().min(1).max(200).optional().meta({ description: 'Page size (default 50)' }),
+            cursor: z.string().optional().meta({ description: 'nextCursor of the previous page' }),
+          }),
+        },
+      },
+    ),
+  },
+  '/admin/api/v1/failed-jobs/{jobId}/retry': {
+    post: op(
+      'adminRetryFailedJobAsNew',
+      'Start a new job for a failed job\'s request, charged like any new generation; once per failed job',
+      {
+        '202': json(adminFailedJobRetriedSchema, 'The new job'),
+        '400': bad,
+        '402': json(errorBodySchema, "The account's quota is used up"),
+        '403': json(errorBodySchema, 'The account is suspended or banned'),
+        '404': json(errorBodySchema, 'No failed job with this id is kept'),
+        '409': json(z.object({ error: z.string(), retriedAs: z.string().nullable().meta({ description: 'The job the earlier retry started' }) }), 'Retried already'),
+      },
       { requestParams: { path: z.object({ jobId: z.string() }) } },
     ),
   },

@@ -5,6 +5,10 @@ import { auth, json } from '../shared';
 /** Operational and browser-facing routes outside the interface spec. */
 
 const checks = z.record(z.string(), z.enum(['ok', 'failed', 'timeout'])).meta({ description: 'database, redis (production shape) and storage', example: { database: 'ok', storage: 'ok' } });
+const models = z
+  .record(z.string(), z.enum(['up', 'down', 'probing']))
+  .optional()
+  .meta({ description: "Each model's backend as its circuit breaker sees it (down: jobs for it fail fast or go to its fallback; probing: one trial job may run). Detail only: a model outage never makes this 503 (docs/operating/models.md)", example: { procedural: 'up', 'sdxl-gpu': 'down' } });
 const text = (type: string, description: string) => ({ description, content: { [type]: { schema: { type: 'string' as const } } } });
 
 export const servicePaths: ZodOpenApiPathsObject = {
@@ -15,8 +19,8 @@ export const servicePaths: ZodOpenApiPathsObject = {
       summary: 'Readiness: database, Redis and storage reachable',
       security: auth.none,
       responses: {
-        '200': json(z.object({ status: z.literal('ready'), checks }), 'Ready for traffic'),
-        '503': json(z.object({ error: z.literal('Not ready'), checks }), 'A dependency did not answer in time'),
+        '200': json(z.object({ status: z.literal('ready'), checks, models }), 'Ready for traffic'),
+        '503': json(z.object({ error: z.literal('Not ready'), checks, models }), 'A dependency did not answer in time'),
       },
     },
   },

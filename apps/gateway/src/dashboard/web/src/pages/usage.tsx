@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { UsageDay, UsageView } from '../../../contract';
+import type { FailedJobPage, UsageDay, UsageView } from '../../../contract';
 import { BASE } from '../router';
 import { Card, Field, Loaded, PageHeader, formatDate, formatNumber, useResource } from '../ui';
 
@@ -54,6 +54,44 @@ function BarChart({ days, metric, label, tone }: { days: UsageDay[]; metric: Met
         </p>
       )}
     </figure>
+  );
+}
+
+/** The account's jobs that failed for good (newest first), with the reason each caller read; a failed job is not charged. */
+function FailedJobs() {
+  const failed = useResource<FailedJobPage>(`${BASE}/api/failed-jobs?limit=20`);
+  return (
+    <Card title="Failed jobs">
+      <Loaded resource={failed} label="Loading failed jobs…" empty={(page) => page.data.length === 0 && <p class="muted">No failed jobs. A job that fails is not charged.</p>}>
+        {(page) => (
+          <div class="table-wrap">
+            <table class="table">
+              <caption class="sr-only">Failed jobs, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Failed</th>
+                  <th scope="col">Prompt</th>
+                  <th scope="col">Model</th>
+                  <th scope="col">Reason</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.map((job) => (
+                  <tr key={job.jobId}>
+                    <td data-label="Failed">{formatDate(job.failedAt, true)}</td>
+                    <td data-label="Prompt">{job.prompt}</td>
+                    <td data-label="Model" class="code">
+                      {job.model}
+                    </td>
+                    <td data-label="Reason">{job.reason}{job.retriedAs && <span class="muted small"> · retried</span>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
+    </Card>
   );
 }
 
@@ -123,6 +161,7 @@ export function UsagePage() {
           </>
         )}
       </Loaded>
+      <FailedJobs />
     </>
   );
 }
