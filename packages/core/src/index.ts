@@ -39,3 +39,4 @@ export * from './image-takes';
 export * from './safety/model-texts';
 export * from './meaning-score';
 export * from './services/library-indexer';
+export * from './progress';

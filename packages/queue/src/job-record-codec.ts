@@ -28,6 +28,7 @@ const fieldKinds: { [K in keyof Required<JobRecord>]: FieldKind } = {
   seed: 'number',
   cancelAt: 'string',
   addToPermalinks: 'json',
+  progress: 'json',
 };
 
 const fieldNames = Object.keys(fieldKinds) as Array<keyof JobRecord>;

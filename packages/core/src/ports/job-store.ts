@@ -1,4 +1,5 @@
 import type { GenerationRequest } from '@promptpix/contracts';
+import type { ModelProgress } from './model';
 
 export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed';
 
@@ -34,6 +35,8 @@ export interface JobRecord {
   webhookSubscribers?: boolean;
   /** Permalinks (ids, of the job's account) the image joins once saved: a dashboard regenerate. */
   addToPermalinks?: string[];
+  /** How far the model call has got, as its backend last reported (throttled by the worker). */
+  progress?: ModelProgress;
 }
 
 export type JobPatch = Partial<Omit<JobRecord, 'jobId' | 'accountId' | 'createdAt' | 'request'>>;
