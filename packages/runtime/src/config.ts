@@ -3,6 +3,7 @@
  * A bad or missing variable fails start-up with a message naming it. Adapters get plain objects.
  * Every variable is documented in the README's configuration table.
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_ACTIVE_JOBS_PER_KEY, DEFAULT_MONTHLY_GENERATIONS, DEFAULT_PUBLISHABLE_BUDGET, DEFAULT_WEBHOOK_ATTEMPTS, DEFAULT_WEBHOOK_BACKOFF_MS, MAX_BUDGET, parseTermList, type PlanName, type PublishableBudget } from '@promptpix/core';
@@ -43,7 +44,7 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: optionalString,
   S3_PUBLIC_BASE_URL: url(['http:', 'https:']),
   S3_FORCE_PATH_STYLE: z.preprocess((v) => (v === '' || v === undefined ? undefined : v), z.enum(['true', 'false']).optional()),
-  MODEL_PROVIDER: z.preprocess((v) => (v === '' || v === undefined ? 'procedural' : v), z.enum(['procedural', 'openai', 'replicate', 'a1111'])),
+  MODEL_PROVIDER: z.preprocess((v) => (v === '' || v === undefined ? 'procedural' : v), z.enum(['procedural', 'openai', 'replicate', 'a1111', 'comfyui'])),
   MODEL_LATENCY_MS: int(0, 0, 600_000),
   MODEL_TIMEOUT_MS: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(1000).max(3_600_000).optional()),
   MODEL_HTTP_ATTEMPTS: int(3, 1, 10),
@@ -63,6 +64,12 @@ const envSchema = z.object({
   A1111_STEPS: int(25, 1, 200),
   A1111_NEGATIVE_PROMPT: optionalString,
   A1111_CHECKPOINT: optionalString,
+  COMFYUI_BASE_URL: url(['http:', 'https:']),
+  COMFYUI_WORKFLOW: optionalString,
+  COMFYUI_NODES: optionalString,
+  COMFYUI_STEPS: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(1).max(200).optional()),
+  COMFYUI_MAX_SIDE: int(1024, 64, 8192),
+  COMFYUI_POLL_INTERVAL_MS: int(1000, 50, 60_000),
   WORKER_CONCURRENCY: int(4, 1, 256),
   JOB_ATTEMPTS: int(3, 1, 20),
   JOB_BACKOFF_MS: int(1000, 0, 600_000),
@@ -237,6 +244,37 @@ function modelConfig(e: Env): ModelConfig {
         negativePrompt: e.A1111_NEGATIVE_PROMPT,
         checkpoint: e.A1111_CHECKPOINT,
       };
+    case 'comfyui':
+      return {
+        provider: 'comfyui',
+        ...common,
+        baseUrl: e.COMFYUI_BASE_URL,
+        workflow: readJsonSetting('COMFYUI_WORKFLOW', readFileText(e.COMFYUI_WORKFLOW ?? missing('COMFYUI_WORKFLOW', 'comfyui'))),
+        nodes: e.COMFYUI_NODES ? (readJsonSetting('COMFYUI_NODES', e.COMFYUI_NODES) as Record<string, string>) : undefined,
+        steps: e.COMFYUI_STEPS,
+        maxSide: e.COMFYUI_MAX_SIDE,
+        pollIntervalMs: e.COMFYUI_POLL_INTERVAL_MS,
+      };
+  }
+}
+
+/** COMFYUI_WORKFLOW names a file: its text, or a ConfigError naming the variable. */
+function readFileText(path: string): { path: string; text: string } {
+  try {
+    return { path, text: readFileSync(path, 'utf8') };
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration:\n  COMFYUI_WORKFLOW: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+/** A setting holding JSON (inline, or a file's text): parsed, or a ConfigError naming it. */
+function readJsonSetting(name: string, source: string | { path: string; text: string }): unknown {
+  const text = typeof source === 'string' ? source : source.text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    const where = typeof source === 'string' ? '' : ` in ${source.path}`;
+    throw new ConfigError(`Invalid configuration:\n  ${name}: not valid JSON${where} (${(error as Error).message})`);
   }
 }
 
