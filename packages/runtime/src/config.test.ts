@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, loadConfig, requireSplitDeployment } from './config';
 
 describe('config', () => {
@@ -75,6 +78,29 @@ describe('config', () => {
     expect(loadConfig({ MODEL_PROVIDER: 'a1111', A1111_BASE_URL: 'http://gpu:7860' }).model).toMatchObject({ provider: 'a1111', baseUrl: 'http://gpu:7860', steps: 25 });
     expect(() => loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't' })).toThrow('REPLICATE_MODEL_VERSION');
     expect(() => loadConfig({ MODEL_PROVIDER: 'a1111', A1111_USERNAME: 'u' })).toThrow('A1111_PASSWORD');
+  });
+
+  it('comfyui reads its workflow file and node mapping, naming the variable when either is unusable', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'comfy-config-'));
+    const workflow = join(dir, 'workflow.json');
+    writeFileSync(workflow, '{"9":{"class_type":"SaveImage","inputs":{}}}');
+    expect(loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_BASE_URL: 'http://gpu:8188', COMFYUI_WORKFLOW: workflow, COMFYUI_NODES: '{"prompt":"6.text"}', COMFYUI_STEPS: '30' }).model).toEqual({
+      provider: 'comfyui',
+      baseUrl: 'http://gpu:8188',
+      workflow: { '9': { class_type: 'SaveImage', inputs: {} } },
+      nodes: { prompt: '6.text' },
+      steps: 30,
+      maxSide: 1024,
+      pollIntervalMs: 1000,
+      retry: { attempts: 3 },
+    });
+    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui' })).toThrow('COMFYUI_WORKFLOW: required when MODEL_PROVIDER=comfyui');
+    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_WORKFLOW: join(dir, 'missing.json') })).toThrow(`COMFYUI_WORKFLOW: cannot read ${join(dir, 'missing.json')} (ENOENT)`);
+    writeFileSync(workflow, '{"nodes": [');
+    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_WORKFLOW: workflow })).toThrow(`COMFYUI_WORKFLOW: not valid JSON in ${workflow}`);
+    writeFileSync(workflow, '{}');
+    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_WORKFLOW: workflow, COMFYUI_NODES: 'prompt=6.text' })).toThrow('COMFYUI_NODES: not valid JSON');
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('instant mode reads meaning with WordNet by default; the upstream adapter gets its own settings', () => {

@@ -64,6 +64,7 @@ const envSchema = z.object({
   A1111_STEPS: int(25, 1, 200),
   A1111_NEGATIVE_PROMPT: optionalString,
   A1111_CHECKPOINT: optionalString,
+  A1111_PROGRESS_INTERVAL_MS: int(1000, 100, 60_000),
   COMFYUI_BASE_URL: url(['http:', 'https:']),
   COMFYUI_WORKFLOW: optionalString,
   COMFYUI_NODES: optionalString,
@@ -243,6 +244,7 @@ function modelConfig(e: Env): ModelConfig {
         steps: e.A1111_STEPS,
         negativePrompt: e.A1111_NEGATIVE_PROMPT,
         checkpoint: e.A1111_CHECKPOINT,
+        progressIntervalMs: e.A1111_PROGRESS_INTERVAL_MS,
       };
     case 'comfyui':
       return {
