@@ -80,6 +80,19 @@ describe('config', () => {
     expect(() => loadConfig({ MODEL_PROVIDER: 'a1111', A1111_USERNAME: 'u' })).toThrow('A1111_PASSWORD');
   });
 
+  it('reads the adapter settings the backend pages document', () => {
+    expect(loadConfig({ MODEL_PROVIDER: 'openai', OPENAI_RESPONSE_FORMAT: 'omit' }).model).toMatchObject({ responseFormat: false });
+    expect(loadConfig({ MODEL_PROVIDER: 'openai' }).model).not.toHaveProperty('responseFormat');
+    expect(
+      loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't', REPLICATE_MODEL_VERSION: 'o/m', REPLICATE_SIZE_INPUT: 'aspect_ratio', REPLICATE_INPUT: '{"num_inference_steps":4}', REPLICATE_PREFER_WAIT_SECONDS: '30' }).model,
+    ).toMatchObject({ sizeInput: 'aspect_ratio', input: { num_inference_steps: 4 }, preferWaitSeconds: 30 });
+    expect(() => loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't', REPLICATE_MODEL_VERSION: 'o/m', REPLICATE_INPUT: '[1]' })).toThrow('REPLICATE_INPUT: must be a JSON object');
+    expect(
+      loadConfig({ MODEL_PROVIDER: 'a1111', A1111_SAMPLER: 'DPM++ 2M', A1111_CFG_SCALE: '6.5', A1111_MAX_SIDE: '768', A1111_DENOISING_STRENGTH: '0.45', A1111_PROGRESS_INTERVAL_MS: '500' }).model,
+    ).toMatchObject({ samplerName: 'DPM++ 2M', cfgScale: 6.5, maxSide: 768, denoisingStrength: 0.45, progressIntervalMs: 500 });
+    expect(() => loadConfig({ MODEL_PROVIDER: 'a1111', A1111_DENOISING_STRENGTH: '2' })).toThrow('A1111_DENOISING_STRENGTH');
+  });
+
   it('comfyui reads its workflow file and node mapping, naming the variable when either is unusable', () => {
     const dir = mkdtempSync(join(tmpdir(), 'comfy-config-'));
     const workflow = join(dir, 'workflow.json');
