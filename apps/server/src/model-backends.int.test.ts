@@ -120,10 +120,10 @@ describe.each(SHAPES)('model backends through the worker (%s)', (shape) => {
       expect(order.indexOf('processing')).toBeLessThan(order.indexOf('progress'));
       expect(order.lastIndexOf('progress')).toBeLessThan(order.indexOf('completed'));
 
-      // The rate limit holds: far fewer writes than backend reports, never two within the interval.
+      // The rate limit holds: never two writes within the interval, however often the backend reports
+      // (a count bound would depend on how slow this machine runs the fake's sampling).
       const writes = progressWrites.get(jobId) ?? [];
       expect(writes.length).toBeGreaterThan(0);
-      expect(writes.length).toBeLessThan(12);
       for (let i = 1; i < writes.length; i++) expect(writes[i] - writes[i - 1]).toBeGreaterThanOrEqual(MIN_WRITE_GAP_MS);
 
       // The image is the backend's, for this prompt.
