@@ -97,6 +97,13 @@ describe('comfyui adapter', () => {
     expect(lines().at(-1)).toBe('GET /view');
   });
 
+  it('gives up a silent websocket for polling', async () => {
+    fake.setBehaviour({ websocket: 'silent', stepMs: 20 });
+    const image = await model({ websocketSilenceMs: 100 }).generate(request);
+    expect(await firstPixel(image.data)).toEqual(fakeImageColour(request.prompt));
+    expect(lines().filter((l) => l.startsWith('GET /history/')).length).toBeGreaterThanOrEqual(1);
+  });
+
   it('polls only when the websocket is turned off', async () => {
     const opened = fake.socketsOpened();
     await model({ websocket: false }).generate(request);

@@ -43,6 +43,8 @@ export interface ComfyUIModelConfig {
   websocket?: boolean;
   /** How long opening the websocket may take before polling is used instead. Default 5000 ms. */
   websocketOpenMs?: number;
+  /** A websocket silent this long (a proxy that passes the handshake but not the messages) is given up for polling. Default 60 000 ms. */
+  websocketSilenceMs?: number;
   /** Longest one generation may take, queueing and download included. Default 300 000 ms. */
   timeoutMs?: number;
   retry?: RetryOptions;
@@ -108,7 +110,7 @@ interface SocketFollower {
   close(): void;
 }
 
-function openSocket(url: string, workflow: ComfyWorkflow, onProgress: (p: ModelProgress) => void, openMs: number, signal: AbortSignal): Promise<SocketFollower | null> {
+function openSocket(url: string, workflow: ComfyWorkflow, onProgress: (p: ModelProgress) => void, openMs: number, silenceMs: number, signal: AbortSignal): Promise<SocketFollower | null> {
   return new Promise((resolve) => {
     const socket = new WebSocket(url, { handshakeTimeout: openMs, maxPayload: 8 * 1024 * 1024 });
     const early: SocketMessage[] = [];
@@ -143,7 +145,13 @@ function openSocket(url: string, workflow: ComfyWorkflow, onProgress: (p: ModelP
           new Promise((settle, fail) => {
             let started = false;
             const ours = (data: Record<string, unknown>) => data.prompt_id === promptId || (data.prompt_id === undefined && started);
+            let silence: NodeJS.Timeout | undefined;
+            const heard = () => {
+              clearTimeout(silence);
+              silence = setTimeout(() => finish('dropped'), silenceMs);
+            };
             const finish = (outcome: 'done' | 'dropped' | { error: unknown }) => {
+              clearTimeout(silence);
               handle = null;
               onClose = null;
               callSignal.removeEventListener('abort', onAbort);
@@ -154,7 +162,9 @@ function openSocket(url: string, workflow: ComfyWorkflow, onProgress: (p: ModelP
             if (callSignal.aborted) return fail(callSignal.reason);
             callSignal.addEventListener('abort', onAbort, { once: true });
             onClose = () => finish('dropped');
+            heard();
             handle = ({ type, data }) => {
+              heard();
               if (type === 'status' && !started) {
                 const remaining = (data.status as { exec_info?: { queue_remaining?: unknown } } | undefined)?.exec_info?.queue_remaining;
                 if (typeof remaining === 'number' && remaining > 0) onProgress({ message: `Waiting in ComfyUI's queue (${remaining} queued there)` });
@@ -293,7 +303,8 @@ export function createComfyUIModel(config: ComfyUIModelConfig): ReferenceImageMo
         image,
       });
       const clientId = randomUUID();
-      const socket = config.websocket === false ? null : await openSocket(`${wsRoot}/ws?clientId=${clientId}`, workflow, report, config.websocketOpenMs ?? 5000, call.signal);
+      const socket =
+        config.websocket === false ? null : await openSocket(`${wsRoot}/ws?clientId=${clientId}`, workflow, report, config.websocketOpenMs ?? 5000, config.websocketSilenceMs ?? 60_000, call.signal);
       let promptId: string | undefined;
       let settled = false;
       try {

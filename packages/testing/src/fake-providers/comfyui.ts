@@ -16,8 +16,12 @@ export interface FakeComfyUIBehaviour extends FakeBehaviour {
   steps?: number;
   /** Pause between steps, ms. Default 5. */
   stepMs?: number;
-  /** `on` (default); `refuse` answers the websocket upgrade with 403; `drop` closes the prompt's socket after `execution_start`. */
-  websocket?: 'on' | 'refuse' | 'drop';
+  /**
+   * `on` (default); `refuse` answers the websocket upgrade with 403; `drop` closes the prompt's
+   * socket after `execution_start`; `silent` accepts sockets but sends nothing (a proxy that passes
+   * the handshake only).
+   */
+  websocket?: 'on' | 'refuse' | 'drop' | 'silent';
   /** The running prompt waits at this step until it is interrupted. */
   holdAtStep?: number;
   /** Another client's prompt occupies the server until interrupted: new prompts stay queued. */
@@ -68,6 +72,7 @@ export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
   let behaviour: () => FakeComfyUIBehaviour = () => ({});
 
   const send = (clientId: string | null, type: string, data: Record<string, unknown>) => {
+    if (behaviour().websocket === 'silent') return;
     const text = JSON.stringify({ type, data });
     const targets = clientId === null ? [...sockets.values()] : [sockets.get(clientId)].filter((s): s is WebSocket => !!s);
     for (const socket of targets) if (socket.readyState === socket.OPEN) socket.send(text);
@@ -270,7 +275,7 @@ export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
           sockets.get(sid)?.terminate();
           sockets.set(sid, ws);
           ws.on('close', () => sockets.get(sid) === ws && sockets.delete(sid));
-          ws.send(JSON.stringify({ type: 'status', data: { status: queueInfo(), sid } }));
+          if (behaviour().websocket !== 'silent') ws.send(JSON.stringify({ type: 'status', data: { status: queueInfo(), sid } }));
         });
       });
       http.on('close', () => {
