@@ -43,3 +43,4 @@ export * from './group-commit';
 export * from './grouped-reservation';
 export * from './routing/circuit-breaker';
 export * from './routing/backend-breaker';
+export * from './progress';

@@ -1,8 +1,9 @@
 import type { ImageModel } from '@promptpix/core/src/ports/model';
 import { createProceduralModel } from './procedural';
 import { createA1111Model, createOpenAIModel, createReplicateModel, type A1111ModelConfig, type OpenAIModelConfig, type ReplicateModelConfig } from './providers';
+import { createComfyUIModel, type ComfyUIModelConfig } from './providers/comfyui';
 
-export const modelProviders = ['procedural', 'openai', 'replicate', 'a1111'] as const;
+export const modelProviders = ['procedural', 'openai', 'replicate', 'a1111', 'comfyui'] as const;
 export type ModelProvider = (typeof modelProviders)[number];
 
 /** Which model a process runs with, and that model's settings (`MODEL_PROVIDER` picks the branch). */
@@ -10,7 +11,8 @@ export type ModelConfig =
   | { provider: 'procedural'; /** Simulated latency, in milliseconds. */ latencyMs?: number }
   | ({ provider: 'openai' } & OpenAIModelConfig)
   | ({ provider: 'replicate' } & ReplicateModelConfig)
-  | ({ provider: 'a1111' } & A1111ModelConfig);
+  | ({ provider: 'a1111' } & A1111ModelConfig)
+  | ({ provider: 'comfyui' } & ComfyUIModelConfig);
 
 /** The image model a process runs with, chosen by configuration. */
 export function createModel(config: ModelConfig): ImageModel;
@@ -27,6 +29,8 @@ export function createModel(config: ModelConfig | { provider: string & {} }): Im
       return createReplicateModel(c);
     case 'a1111':
       return createA1111Model(c);
+    case 'comfyui':
+      return createComfyUIModel(c);
     default:
       throw new Error(`Unknown model provider "${config.provider}"; known providers: ${modelProviders.join(', ')}`);
   }

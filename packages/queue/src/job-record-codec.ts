@@ -30,6 +30,7 @@ const fieldKinds: { [K in keyof Required<JobRecord>]: FieldKind } = {
   addToPermalinks: 'json',
   model: 'string',
   fallbackFrom: 'string',
+  progress: 'json',
 };
 
 const fieldNames = Object.keys(fieldKinds) as Array<keyof JobRecord>;

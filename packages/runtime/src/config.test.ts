@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, loadConfig, requireSplitDeployment } from './config';
 
 describe('config', () => {
@@ -75,6 +78,42 @@ describe('config', () => {
     expect(loadConfig({ MODEL_PROVIDER: 'a1111', A1111_BASE_URL: 'http://gpu:7860' }).model).toMatchObject({ provider: 'a1111', baseUrl: 'http://gpu:7860', steps: 25 });
     expect(() => loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't' })).toThrow('REPLICATE_MODEL_VERSION');
     expect(() => loadConfig({ MODEL_PROVIDER: 'a1111', A1111_USERNAME: 'u' })).toThrow('A1111_PASSWORD');
+  });
+
+  it('reads the adapter settings the backend pages document', () => {
+    expect(loadConfig({ MODEL_PROVIDER: 'openai', OPENAI_RESPONSE_FORMAT: 'omit' }).model).toMatchObject({ responseFormat: false });
+    expect(loadConfig({ MODEL_PROVIDER: 'openai' }).model).not.toHaveProperty('responseFormat');
+    expect(
+      loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't', REPLICATE_MODEL_VERSION: 'o/m', REPLICATE_SIZE_INPUT: 'aspect_ratio', REPLICATE_INPUT: '{"num_inference_steps":4}', REPLICATE_PREFER_WAIT_SECONDS: '30' }).model,
+    ).toMatchObject({ sizeInput: 'aspect_ratio', input: { num_inference_steps: 4 }, preferWaitSeconds: 30 });
+    expect(() => loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't', REPLICATE_MODEL_VERSION: 'o/m', REPLICATE_INPUT: '[1]' })).toThrow('REPLICATE_INPUT: must be a JSON object');
+    expect(
+      loadConfig({ MODEL_PROVIDER: 'a1111', A1111_SAMPLER: 'DPM++ 2M', A1111_CFG_SCALE: '6.5', A1111_MAX_SIDE: '768', A1111_DENOISING_STRENGTH: '0.45', A1111_PROGRESS_INTERVAL_MS: '500' }).model,
+    ).toMatchObject({ samplerName: 'DPM++ 2M', cfgScale: 6.5, maxSide: 768, denoisingStrength: 0.45, progressIntervalMs: 500 });
+    expect(() => loadConfig({ MODEL_PROVIDER: 'a1111', A1111_DENOISING_STRENGTH: '2' })).toThrow('A1111_DENOISING_STRENGTH');
+  });
+
+  it('comfyui reads its workflow file and node mapping, naming the variable when either is unusable', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'comfy-config-'));
+    const workflow = join(dir, 'workflow.json');
+    writeFileSync(workflow, '{"9":{"class_type":"SaveImage","inputs":{}}}');
+    expect(loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_BASE_URL: 'http://gpu:8188', COMFYUI_WORKFLOW: workflow, COMFYUI_NODES: '{"prompt":"6.text"}', COMFYUI_STEPS: '30' }).model).toEqual({
+      provider: 'comfyui',
+      baseUrl: 'http://gpu:8188',
+      workflow: { '9': { class_type: 'SaveImage', inputs: {} } },
+      nodes: { prompt: '6.text' },
+      steps: 30,
+      maxSide: 1024,
+      pollIntervalMs: 1000,
+      retry: { attempts: 3 },
+    });
+    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui' })).toThrow('COMFYUI_WORKFLOW: required when MODEL_PROVIDER=comfyui');
+    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_WORKFLOW: join(dir, 'missing.json') })).toThrow(`COMFYUI_WORKFLOW: cannot read ${join(dir, 'missing.json')} (ENOENT)`);
+    writeFileSync(workflow, '{"nodes": [');
+    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_WORKFLOW: workflow })).toThrow(`COMFYUI_WORKFLOW: not valid JSON in ${workflow}`);
+    writeFileSync(workflow, '{}');
+    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_WORKFLOW: workflow, COMFYUI_NODES: 'prompt=6.text' })).toThrow('COMFYUI_NODES: not valid JSON');
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('instant mode reads meaning with WordNet by default; the upstream adapter gets its own settings', () => {

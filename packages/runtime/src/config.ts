@@ -46,7 +46,7 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: optionalString,
   S3_PUBLIC_BASE_URL: url(['http:', 'https:']),
   S3_FORCE_PATH_STYLE: z.preprocess((v) => (v === '' || v === undefined ? undefined : v), z.enum(['true', 'false']).optional()),
-  MODEL_PROVIDER: z.preprocess((v) => (v === '' || v === undefined ? 'procedural' : v), z.enum(['procedural', 'openai', 'replicate', 'a1111'])),
+  MODEL_PROVIDER: z.preprocess((v) => (v === '' || v === undefined ? 'procedural' : v), z.enum(['procedural', 'openai', 'replicate', 'a1111', 'comfyui'])),
   MODEL_LATENCY_MS: int(0, 0, 600_000),
   MODEL_TIMEOUT_MS: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(1000).max(3_600_000).optional()),
   MODEL_HTTP_ATTEMPTS: int(3, 1, 10),
@@ -71,6 +71,22 @@ const envSchema = z.object({
   A1111_STEPS: int(25, 1, 200),
   A1111_NEGATIVE_PROMPT: optionalString,
   A1111_CHECKPOINT: optionalString,
+  A1111_PROGRESS_INTERVAL_MS: int(1000, 100, 60_000),
+  // Adapter settings the providers' README listed before they were read here.
+  OPENAI_RESPONSE_FORMAT: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['b64_json', 'omit']).optional()),
+  REPLICATE_SIZE_INPUT: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['dimensions', 'aspect_ratio']).optional()),
+  REPLICATE_INPUT: optionalString,
+  REPLICATE_PREFER_WAIT_SECONDS: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(1).max(60).optional()),
+  A1111_SAMPLER: optionalString,
+  A1111_CFG_SCALE: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().min(0).max(100).optional()),
+  A1111_MAX_SIDE: int(1024, 64, 8192),
+  A1111_DENOISING_STRENGTH: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().min(0).max(1).optional()),
+  COMFYUI_BASE_URL: url(['http:', 'https:']),
+  COMFYUI_WORKFLOW: optionalString,
+  COMFYUI_NODES: optionalString,
+  COMFYUI_STEPS: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(1).max(200).optional()),
+  COMFYUI_MAX_SIDE: int(1024, 64, 8192),
+  COMFYUI_POLL_INTERVAL_MS: int(1000, 50, 60_000),
   WORKER_CONCURRENCY: int(4, 1, 256),
   JOB_ATTEMPTS: int(3, 1, 20),
   JOB_BACKOFF_MS: int(1000, 0, 600_000),
@@ -228,6 +244,7 @@ function modelConfig(e: Env): ModelConfig {
         quality: e.OPENAI_QUALITY,
         sizes: e.OPENAI_SIZES?.split(',').map((s) => s.trim()).filter(Boolean),
         arbitrarySizes: e.OPENAI_ARBITRARY_SIZES === 'true',
+        ...(e.OPENAI_RESPONSE_FORMAT ? { responseFormat: e.OPENAI_RESPONSE_FORMAT === 'b64_json' } : {}),
       };
     case 'replicate':
       return {
@@ -237,6 +254,9 @@ function modelConfig(e: Env): ModelConfig {
         apiToken: e.REPLICATE_API_TOKEN ?? missing('REPLICATE_API_TOKEN', 'replicate'),
         version: e.REPLICATE_MODEL_VERSION ?? missing('REPLICATE_MODEL_VERSION', 'replicate'),
         pollIntervalMs: e.REPLICATE_POLL_INTERVAL_MS,
+        sizeInput: e.REPLICATE_SIZE_INPUT,
+        input: e.REPLICATE_INPUT ? jsonObjectSetting('REPLICATE_INPUT', e.REPLICATE_INPUT) : undefined,
+        preferWaitSeconds: e.REPLICATE_PREFER_WAIT_SECONDS,
       };
     case 'a1111':
       if (!!e.A1111_USERNAME !== !!e.A1111_PASSWORD) throw new ConfigError('Invalid configuration:\n  A1111_USERNAME / A1111_PASSWORD: set both or neither');
@@ -249,7 +269,50 @@ function modelConfig(e: Env): ModelConfig {
         steps: e.A1111_STEPS,
         negativePrompt: e.A1111_NEGATIVE_PROMPT,
         checkpoint: e.A1111_CHECKPOINT,
+        progressIntervalMs: e.A1111_PROGRESS_INTERVAL_MS,
+        samplerName: e.A1111_SAMPLER,
+        cfgScale: e.A1111_CFG_SCALE,
+        maxSide: e.A1111_MAX_SIDE,
+        denoisingStrength: e.A1111_DENOISING_STRENGTH,
       };
+    case 'comfyui':
+      return {
+        provider: 'comfyui',
+        ...common,
+        baseUrl: e.COMFYUI_BASE_URL,
+        workflow: readJsonSetting('COMFYUI_WORKFLOW', readFileText(e.COMFYUI_WORKFLOW ?? missing('COMFYUI_WORKFLOW', 'comfyui'))),
+        nodes: e.COMFYUI_NODES ? (readJsonSetting('COMFYUI_NODES', e.COMFYUI_NODES) as Record<string, string>) : undefined,
+        steps: e.COMFYUI_STEPS,
+        maxSide: e.COMFYUI_MAX_SIDE,
+        pollIntervalMs: e.COMFYUI_POLL_INTERVAL_MS,
+      };
+  }
+}
+
+/** COMFYUI_WORKFLOW names a file: its text, or a ConfigError naming the variable. */
+function readFileText(path: string): { path: string; text: string } {
+  try {
+    return { path, text: readFileSync(path, 'utf8') };
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration:\n  COMFYUI_WORKFLOW: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+/** A setting holding a JSON object, e.g. REPLICATE_INPUT. */
+function jsonObjectSetting(name: string, text: string): Record<string, unknown> {
+  const value = readJsonSetting(name, text);
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`Invalid configuration:\n  ${name}: must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+/** A setting holding JSON (inline, or a file's text): parsed, or a ConfigError naming it. */
+function readJsonSetting(name: string, source: string | { path: string; text: string }): unknown {
+  const text = typeof source === 'string' ? source : source.text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    const where = typeof source === 'string' ? '' : ` in ${source.path}`;
+    throw new ConfigError(`Invalid configuration:\n  ${name}: not valid JSON${where} (${(error as Error).message})`);
   }
 }
 

@@ -25,7 +25,7 @@ describe('parseModelsFile', () => {
   });
 
   const bad: Array<[string, unknown, NodeJS.ProcessEnv, string]> = [
-    ['an unknown backend', { default: 'a', models: { a: { backend: 'dalle' } } }, {}, 'models.a.backend: must be one of procedural, openai, replicate, a1111'],
+    ['an unknown backend', { default: 'a', models: { a: { backend: 'dalle' } } }, {}, 'models.a.backend: must be one of procedural, openai, replicate, a1111, comfyui'],
     ['a bad URL', { default: 'a', models: { a: { backend: 'a1111', baseUrl: 'gpu:7860' } } }, {}, 'models.a.baseUrl: must be a URL starting with http:// or https://'],
     ['a misspelt setting', { default: 'a', models: { a: { backend: 'a1111', baseURL: 'http://gpu' } } }, {}, 'models.a'],
     ['a missing required setting', { default: 'a', models: { a: { backend: 'replicate', version: 'x' } } }, {}, 'models.a.apiToken'],
@@ -36,11 +36,20 @@ describe('parseModelsFile', () => {
     ['a model falling back to itself', { default: 'a', models: { a: { backend: 'procedural', fallback: 'a' } } }, {}, 'models.a.fallback: must name another model'],
     ['an unset variable', { default: 'a', models: { a: { backend: 'openai', apiKey: '${NOPE}' } } }, {}, 'models.a.apiKey: refers to ${NOPE}, which is not set'],
     ['no models', { default: 'a', models: {} }, {}, 'models: must name at least one model'],
+    ['a comfyui entry without a workflow', { default: 'a', models: { a: { backend: 'comfyui' } } }, {}, 'models.a.workflow: set exactly one of workflow and workflowFile'],
+    ['a comfyui workflow file that is not there', { default: 'a', models: { a: { backend: 'comfyui', workflowFile: '/nonexistent/workflow.json' } } }, {}, 'models.a.workflowFile: cannot read /nonexistent/workflow.json (ENOENT)'],
     ['a bad model id', { default: 'a', models: { 'a b': { backend: 'procedural' } } }, {}, 'models.a b'],
     ['not an object', [1, 2], {}, '(file)'],
   ];
   it.each(bad)('names the path of %s', (_name, json, env, expected) => {
     expect(() => parseModelsFile(json, env, defaults)).toThrow(expected);
+  });
+
+  it('reads a comfyui entry\'s workflow from its file', () => {
+    const file = parseModelsFile({ default: 'comfy', models: { comfy: { backend: 'comfyui', baseUrl: 'http://gpu:8188', workflowFile: 'docs/backends/comfyui-workflow.json', steps: 20 } } }, {}, defaults);
+    const config = file.entries[0].config as { provider: string; workflow: Record<string, unknown>; steps: number };
+    expect(config).toEqual(expect.objectContaining({ provider: 'comfyui', baseUrl: 'http://gpu:8188', steps: 20 }));
+    expect(Object.keys(config.workflow).length).toBeGreaterThan(3);
   });
 
   it('never puts a resolved secret or a bad value in its message', () => {

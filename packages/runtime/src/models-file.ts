@@ -4,6 +4,7 @@
  * hold `${ENV_NAME}` references (a Kubernetes Secret mounted as environment variables beside a
  * ConfigMap file), resolved here and never echoed in an error or a log.
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ModelConfig, ModelEntry } from '@promptpix/models';
 
@@ -120,7 +121,51 @@ const BACKENDS = {
       denoisingStrength: e.denoisingStrength,
     }),
   },
+  comfyui: {
+    schema: z
+      .strictObject({
+        ...shared,
+        backend: z.literal('comfyui'),
+        baseUrl: httpUrl.optional(),
+        /** The API-format workflow itself, or `workflowFile`: a path to it. */
+        workflow: z.record(z.string(), z.unknown()).optional(),
+        workflowFile: z.string().min(1).optional(),
+        nodes: z.record(z.string(), z.string()).optional(),
+        steps: z.number().int().min(1).max(200).optional(),
+        maxSide: z.number().int().min(64).max(8192).optional(),
+        pollIntervalMs: z.number().int().min(50).max(60_000).optional(),
+      })
+      .refine((e) => (e.workflow === undefined) !== (e.workflowFile === undefined), { error: 'set exactly one of workflow and workflowFile', path: ['workflow'] }),
+    toConfig: (
+      e: { baseUrl?: string; workflow?: Record<string, unknown>; workflowFile?: string; nodes?: Record<string, string>; steps?: number; maxSide?: number; pollIntervalMs?: number; timeoutMs?: number; httpAttempts?: number },
+      d: Defaults,
+    ): ModelConfig => ({
+      provider: 'comfyui',
+      ...common(e, d),
+      baseUrl: e.baseUrl,
+      workflow: e.workflow ?? readWorkflowFile(e.workflowFile as string),
+      nodes: e.nodes,
+      steps: e.steps,
+      maxSide: e.maxSide,
+      pollIntervalMs: e.pollIntervalMs,
+    }),
+  },
 } as const;
+
+/** A comfyui entry's `workflowFile`: its parsed JSON, or an error saying why not (never its content). */
+function readWorkflowFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ModelsFileError(`workflowFile: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ModelsFileError(`workflowFile: ${path} is not JSON`);
+  }
+}
 
 export type BackendName = keyof typeof BACKENDS;
 const backendNames = Object.keys(BACKENDS) as BackendName[];
@@ -190,7 +235,15 @@ export function parseModelsFile(json: unknown, env: NodeJS.ProcessEnv, defaults:
     const e = parsed.data as { sizes?: string[]; fallback?: string };
     // Each backend's toConfig takes what its own schema parsed.
     const toConfig = backend.toConfig as (parsed: unknown, defaults: Defaults) => ModelConfig;
-    entries.push({ id, config: toConfig(parsed.data, defaults), ...(e.sizes && { sizes: e.sizes }), ...(e.fallback && { fallback: e.fallback }) });
+    let config: ModelConfig;
+    try {
+      config = toConfig(parsed.data, defaults);
+    } catch (error) {
+      if (!(error instanceof ModelsFileError)) throw error;
+      problems.push(`${pathText(at)}.${error.message}`);
+      continue;
+    }
+    entries.push({ id, config, ...(e.sizes && { sizes: e.sizes }), ...(e.fallback && { fallback: e.fallback }) });
   }
   const ids = new Set(Object.keys(top.data.models));
   if (!ids.has(top.data.default)) problems.push(`default: "${top.data.default}" is not one of the models`);

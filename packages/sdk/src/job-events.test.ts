@@ -32,6 +32,28 @@ describe('followJobEvents', () => {
     expect(seen).toEqual([job('failed', { error: 'cancelled' })]);
   });
 
+  it('passes progress events to onProgress without yielding them or moving Last-Event-ID', async () => {
+    const progress = (fraction: number) => `event: progress\ndata: ${JSON.stringify({ jobId: 'j-1', fraction, message: `step ${fraction * 4}/4` })}\n\n`;
+    const asked: Array<string | undefined> = [];
+    const answers = [stream(frame('processing', job('processing')), progress(0.25)), stream(progress(0.5), frame('completed', job('completed')))];
+    const reported: unknown[] = [];
+    const seen = await collect(
+      followJobEvents(
+        async (lastEventId) => {
+          asked.push(lastEventId);
+          return answers.shift()!;
+        },
+        { onProgress: (p) => reported.push(p) },
+      ),
+    );
+    expect(seen.map((j) => j.status)).toEqual(['processing', 'completed']);
+    expect(reported).toEqual([
+      { jobId: 'j-1', fraction: 0.25, message: 'step 1/4' },
+      { jobId: 'j-1', fraction: 0.5, message: 'step 2/4' },
+    ]);
+    expect(asked).toEqual([undefined, 'processing']);
+  });
+
   it('refuses an answer that is not an event stream (a proxy page)', async () => {
     const answer = new Response('<html>', { headers: { 'content-type': 'text/html' } });
     await expect(collect(followJobEvents(async () => answer))).rejects.toMatchObject({ name: 'PromptPixError', status: 200 });

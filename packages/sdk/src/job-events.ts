@@ -1,13 +1,15 @@
 import { abortReason, sleep } from './abort';
 import { ConnectionError, PromptPixError } from './errors';
 import { createEventStreamParser, type ServerSentEvent } from './event-stream';
-import type { JobProgress } from './types';
+import type { BackendProgress, JobProgress } from './types';
 
 export interface JobEventsOptions {
   /** Aborting ends the iteration: the pending `next()` rejects with the signal's reason and the connection closes. */
   signal?: AbortSignal;
   /** The `id` of the last event already seen, to resume after it; naming a final state (`completed`, `failed`) yields nothing. */
   lastEventId?: string;
+  /** Called with each `progress` event while the job is processing (backends that report it: ComfyUI, A1111/Forge, Replicate). */
+  onProgress?: (progress: BackendProgress) => void;
 }
 
 /** Opens GET /api/v1/job/:jobId/events, sending `Last-Event-ID` when given; error statuses reject as typed errors. */
@@ -32,6 +34,10 @@ export async function* followJobEvents(open: EventStreamOpener, options: JobEven
     // The server's answer to a Last-Event-ID naming the final state: nothing more will come.
     if (response.status === 204) return;
     for await (const event of eventsOf(response, signal)) {
+      if (event.event === 'progress') {
+        options.onProgress?.(JSON.parse(event.data) as BackendProgress);
+        continue;
+      }
       if (event.event !== 'status' || (event.id !== undefined && event.id === lastEventId)) continue;
       lastEventId = event.id;
       const job = JSON.parse(event.data) as JobProgress;

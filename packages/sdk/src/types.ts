@@ -44,6 +44,13 @@ export interface GenerateResult {
 /** One state of a job from its event stream: the job as `job()` shows it, plus `position` (jobs waiting ahead of it; 0 = next) while queued. */
 export type JobProgress = JobView & { position?: number };
 
+/** A `progress` event of the job's stream: how far the backend has got (`fraction` 0..1 when it says). */
+export interface BackendProgress {
+  jobId: string;
+  fraction?: number;
+  message?: string;
+}
+
 /** A job that finished with an image: imageUrl, imageId and completedAt are always set. */
 export type CompletedJob = JobView & { status: 'completed'; imageUrl: string; imageId: string; completedAt: string };
 

@@ -23,6 +23,7 @@ import {
   type JobCancellation,
   type WebhookNotifier,
   type Storage,
+  createProgressThrottle,
 } from '@promptpix/core';
 import { generationJobPayloadSchema } from '@promptpix/contracts';
 import type { AccountRepository, FailedJobRepository, ImageRepository, PermalinkRepository } from '@promptpix/db';
@@ -60,6 +61,9 @@ export interface GenerationProcessorDeps {
   logger: Logger;
   now: () => Date;
 }
+
+/** Backend progress reaches the job store at most this often (the event stream reads it every 500 ms). */
+export const PROGRESS_WRITE_MS = 500;
 
 /** A provider's refusal that retrying cannot fix (a 4xx) ends the job at once. The breaker hears how the call ended. */
 async function callModel(routed: RoutedCall, request: ModelRequest, signal: AbortSignal) {
@@ -175,6 +179,12 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     } else {
       routed = await router.pick(request.model);
       character = request.character ? await d.characterFor(request.character, request.style, seed) : undefined;
+      // The backend's progress, throttled onto the job: never a store write per backend message.
+      const progress = createProgressThrottle({
+        intervalMs: PROGRESS_WRITE_MS,
+        write: (p) => d.jobStore.update(jobId, { progress: p }, { ifStatus: ['processing'] }),
+        onError: (error) => d.logger.warn('job progress write failed', { jobId, error }),
+      });
       const generated = await callModel(routed, {
         prompt: request.prompt,
         style: request.renderStyle,
@@ -185,7 +195,8 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
         width: request.width,
         height: request.height,
         character: character?.input,
-      }, signal);
+        onProgress: progress.report,
+      }, signal).finally(progress.stop);
       input = generated.data;
     }
     const encoded = await encodeImage(input, request);

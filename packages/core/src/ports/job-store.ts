@@ -1,4 +1,5 @@
 import type { GenerationRequest } from '@promptpix/contracts';
+import type { ModelProgress } from './model';
 
 export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed';
 
@@ -38,6 +39,8 @@ export interface JobRecord {
   model?: string;
   /** Set when the model the request named was down and `model`, its fallback, stood in. */
   fallbackFrom?: string;
+  /** How far the model call has got, as its backend last reported (throttled by the worker). */
+  progress?: ModelProgress;
 }
 
 export type JobPatch = Partial<Omit<JobRecord, 'jobId' | 'accountId' | 'createdAt' | 'request'>>;

@@ -13,6 +13,19 @@ export interface ModelRequest {
   height: number;
   /** A character to put in the scene: its reference images (original or prepared for the scene's family). */
   character?: CharacterReferenceInput;
+  /**
+   * Called as the backend reports how far it has got (ComfyUI's and A1111's progress, Replicate's
+   * logs). May be called often; the caller throttles. Never throws into the adapter.
+   */
+  onProgress?: (progress: ModelProgress) => void;
+}
+
+/** How far one model call has got, as its backend tells. */
+export interface ModelProgress {
+  /** 0..1, when the backend says (sampling steps done / steps). */
+  fraction?: number;
+  /** A short note for people, e.g. `step 12/30` or a backend's log line. */
+  message?: string;
 }
 
 export interface CharacterReferenceInput {

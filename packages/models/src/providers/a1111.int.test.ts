@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { TransientModelError, type ModelRequest } from '@promptpix/core/src/ports/model';
+import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
 import { fakeImageColour, startFakeA1111, times, type FakeA1111Behaviour, type FakeProviderServer } from '@promptpix/testing/src/fake-providers';
 import { a1111Size, createA1111Model, type A1111ModelConfig } from './a1111';
 import { PermanentModelError } from './errors';
@@ -121,5 +121,27 @@ describe('a1111 adapter', () => {
 
   it('refuses half-set credentials', () => {
     expect(() => createA1111Model({ baseUrl: fake.url, username: 'pix' })).toThrow('a1111: set both username and password, or neither');
+  });
+
+  it("polls the WebUI's progress while txt2img runs and reports it, and stops polling after", async () => {
+    fake.setBehaviour({ stepMs: 30 });
+    const progress: ModelProgress[] = [];
+    await model({ steps: 10, progressIntervalMs: 20 }).generate({ ...request, onProgress: (p) => progress.push(p) });
+    const polls = fake.requests.filter((r) => r.path.startsWith('/sdapi/v1/progress'));
+    expect(polls.length).toBeGreaterThan(1);
+    expect(polls[0].headers.authorization).toBe(`Basic ${Buffer.from('pix:s3cret').toString('base64')}`);
+    expect(progress.length).toBeGreaterThan(0);
+    for (const p of progress) expect(p).toEqual({ fraction: expect.any(Number), message: expect.stringMatching(/^step \d+\/10, about \d+ s left$/) });
+    const fractions = progress.map((p) => p.fraction!);
+    expect(fractions).toEqual([...fractions].sort((a, b) => a - b));
+    const after = fake.requests.length;
+    await new Promise((resolve) => setTimeout(resolve, 100)); // a window in which a poller that leaked would ask again
+    expect(fake.requests.length).toBe(after);
+  });
+
+  it('does not poll progress for a caller that does not listen', async () => {
+    fake.setBehaviour({ stepMs: 10 });
+    await model({ progressIntervalMs: 5 }).generate(request);
+    expect(fake.requests.map((r) => r.path)).toEqual(['/sdapi/v1/txt2img']);
   });
 });

@@ -2,9 +2,9 @@
  * Stable Diffusion WebUI (AUTOMATIC1111) and Forge, started with `--api`:
  * POST /sdapi/v1/txt2img, and /sdapi/v1/img2img from a reference image.
  */
-import { TransientModelError, type ModelRequest } from '@promptpix/core/src/ports/model';
+import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
 import { PermanentModelError } from './errors';
-import { apiRoot, requestJson, toModelImage, withCall, type RetryOptions } from './http';
+import { apiRoot, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
 import { promptFor } from './prompt';
 import type { ReferenceImageModel } from './references';
 
@@ -30,6 +30,23 @@ export interface A1111ModelConfig {
   /** Longest one generation may take, retries included. Default 300 000 ms. */
   timeoutMs?: number;
   retry?: RetryOptions;
+  /** How often `GET /sdapi/v1/progress` is asked while an image is made (only when the caller listens). Default 1000 ms. */
+  progressIntervalMs?: number;
+}
+
+/**
+ * `GET /sdapi/v1/progress` → our progress: `{ progress, eta_relative, state: { sampling_step,
+ * sampling_steps, job_count } }`. Nothing while the WebUI is idle (progress 0, no job). The WebUI
+ * reports the one job it runs, so with other clients on the same WebUI it may be theirs.
+ */
+export function a1111Progress(body: unknown): ModelProgress | null {
+  const b = body as { progress?: unknown; eta_relative?: unknown; state?: { sampling_step?: unknown; sampling_steps?: unknown; job_count?: unknown } } | null;
+  if (!b || typeof b !== 'object' || typeof b.progress !== 'number' || !(b.progress > 0)) return null;
+  const step = b.state?.sampling_step;
+  const steps = b.state?.sampling_steps;
+  const eta = typeof b.eta_relative === 'number' && b.eta_relative > 0 ? `, about ${Math.ceil(b.eta_relative)} s left` : '';
+  const message = typeof step === 'number' && typeof steps === 'number' && steps > 0 ? `step ${Math.min(step, steps)}/${steps}${eta}` : eta ? eta.slice(2) : undefined;
+  return { fraction: Math.min(1, b.progress), ...(message ? { message } : {}) };
 }
 
 /**
@@ -84,9 +101,35 @@ export function createA1111Model(config: A1111ModelConfig): ReferenceImageModel 
     ...(config.checkpoint ? { override_settings: { sd_model_checkpoint: config.checkpoint } } : {}),
   });
 
-  const run = (endpoint: 'txt2img' | 'img2img', payload: Record<string, unknown>, signal?: AbortSignal) =>
+  /** Polls the WebUI's progress while the image is made; returns the function that stops it. */
+  const watchProgress = (call: Call, onProgress: (p: ModelProgress) => void): (() => void) => {
+    const stop = new AbortController();
+    const signal = AbortSignal.any([call.signal, stop.signal]);
+    const everyMs = config.progressIntervalMs ?? 1000;
+    void (async () => {
+      while (!signal.aborted) {
+        await sleep(everyMs, signal).catch(() => undefined);
+        if (signal.aborted) return;
+        try {
+          const response = await fetch(`${root}/sdapi/v1/progress?skip_current_image=true`, { headers, signal });
+          if (!response.ok) {
+            await response.body?.cancel();
+            continue;
+          }
+          const progress = a1111Progress(await response.json());
+          if (progress && !signal.aborted) onProgress(progress);
+        } catch {
+          // Progress is a nicety: a failed poll is skipped, the image call decides the outcome.
+        }
+      }
+    })();
+    return () => stop.abort();
+  };
+
+  const run = (endpoint: 'txt2img' | 'img2img', payload: Record<string, unknown>, signal?: AbortSignal, onProgress?: (p: ModelProgress) => void) =>
     withCall(callOptions, signal, async (call) => {
-      const body = await requestJson(call, { url: `${root}/sdapi/v1/${endpoint}`, method: 'POST', headers, body: JSON.stringify(payload) });
+      const stopWatching = onProgress ? watchProgress(call, onProgress) : undefined;
+      const body = await requestJson(call, { url: `${root}/sdapi/v1/${endpoint}`, method: 'POST', headers, body: JSON.stringify(payload) }).finally(() => stopWatching?.());
       const image = (body as { images?: unknown[] } | null)?.images?.[0];
       if (typeof image !== 'string' || !image) throw new TransientModelError(`a1111: the ${endpoint} response has no image`);
       return toModelImage('a1111', Buffer.from(image.replace(/^data:[^,]*,/, ''), 'base64'));
@@ -94,7 +137,7 @@ export function createA1111Model(config: A1111ModelConfig): ReferenceImageModel 
 
   return {
     name: config.checkpoint ? `a1111:${config.checkpoint}` : 'a1111',
-    generate: (request, signal) => run('txt2img', common(request), signal),
+    generate: (request, signal) => run('txt2img', common(request), signal, request.onProgress),
     /** img2img from the first reference: the WebUI would make one image per extra init image. */
     generateWithReferences: (request, references, signal) => {
       if (references.length === 0) return Promise.reject(new PermanentModelError('a1111: generateWithReferences needs at least one reference image'));
@@ -102,6 +145,7 @@ export function createA1111Model(config: A1111ModelConfig): ReferenceImageModel 
         'img2img',
         { ...common(request), init_images: [references[0].toString('base64')], denoising_strength: config.denoisingStrength ?? 0.6 },
         signal,
+        request.onProgress,
       );
     },
   };

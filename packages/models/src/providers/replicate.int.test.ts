@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { TransientModelError, type ModelRequest } from '@promptpix/core/src/ports/model';
+import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
 import { fakeImageColour, startFakeReplicate, times, type FakeProviderServer, type FakeReplicateBehaviour } from '@promptpix/testing/src/fake-providers';
 import { PermanentModelError } from './errors';
 import { createReplicateModel, nearestAspectRatio, type ReplicateModelConfig } from './replicate';
@@ -134,5 +134,19 @@ describe('replicate adapter', () => {
     setTimeout(() => controller.abort(new Error('job cancelled')), 150);
     await expect(model().generate(request, controller.signal)).rejects.toThrow('job cancelled');
     expect(summary().at(-1)).toBe('POST /v1/predictions/{id}/cancel');
+  });
+
+  it("reports progress from the prediction's logs: the sampler's bar as a fraction, else the last line", async () => {
+    const logLines = ['Using seed: 7', '  0%|          | 0/4 [00:00<?, ?it/s]', ' 50%|█████     | 2/4 [00:00<00:00, 7.50it/s]', '100%|██████████| 4/4 [00:01<00:00, 7.50it/s]'];
+    fake.setBehaviour({ pollsUntilDone: 5, logLines });
+    const progress: ModelProgress[] = [];
+    await model().generate({ ...request, onProgress: (p) => progress.push(p) });
+    expect(progress).toEqual([
+      { message: 'Using seed: 7' },
+      { fraction: 0, message: 'step 0/4' },
+      { fraction: 0.5, message: 'step 2/4' },
+      { fraction: 1, message: 'step 4/4' },
+      { fraction: 1, message: 'step 4/4' },
+    ]);
   });
 });

@@ -3,7 +3,7 @@
  * model's latest version), then GET the prediction's `urls.get` until it settles, then download
  * the first output URL.
  */
-import { TransientModelError, type ModelRequest } from '@promptpix/core/src/ports/model';
+import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
 import { PermanentModelError } from './errors';
 import { apiRoot, downloadHeaders, requestBytes, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
 import { promptFor } from './prompt';
@@ -40,6 +40,7 @@ interface Prediction {
   status: 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled' | (string & {});
   output?: unknown;
   error?: unknown;
+  logs?: unknown;
   urls?: { get?: string; cancel?: string };
 }
 
@@ -64,6 +65,23 @@ export function replicateErrorMessage(body: unknown): string | undefined {
   if (typeof b.title === 'string') return b.title;
   if (typeof b.error === 'string') return b.error;
   return undefined;
+}
+
+/**
+ * What a prediction's `logs` say about its progress: the last sampler bar (tqdm's
+ * ` 45%|████▌     | 9/20 [00:01<00:01, 7.50it/s]`) gives the fraction; otherwise the last line is
+ * the message. Null for empty logs.
+ */
+export function replicateLogProgress(logs: unknown): ModelProgress | null {
+  if (typeof logs !== 'string' || !logs.trim()) return null;
+  const bars = [...logs.matchAll(/(\d{1,3})%\|[^|\n\r]*\|\s*(\d+)\/(\d+)/g)];
+  const bar = bars.at(-1);
+  if (bar) {
+    const [done, total] = [Number(bar[2]), Number(bar[3])];
+    return total > 0 ? { fraction: Math.min(1, done / total), message: `step ${Math.min(done, total)}/${total}` } : { fraction: Math.min(1, Number(bar[1]) / 100) };
+  }
+  const last = logs.split(/[\r\n]+/).map((l) => l.trim()).filter(Boolean).at(-1);
+  return last ? { message: last } : null;
 }
 
 const isSettled = (status: string) => status === 'succeeded' || status === 'failed' || status === 'canceled';
@@ -101,12 +119,14 @@ export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
       .catch(() => undefined);
   };
 
-  const settle = async (call: Call, first: Prediction): Promise<Prediction> => {
+  const settle = async (call: Call, first: Prediction, onProgress?: (p: ModelProgress) => void): Promise<Prediction> => {
     let prediction = first;
     try {
       while (!isSettled(prediction.status)) {
         await sleep(pollIntervalMs, call.signal);
         prediction = parse(await requestJson(call, { url: prediction.urls?.get ?? `${root}/v1/predictions/${prediction.id}`, headers: auth }));
+        const progress = prediction.status === 'starting' ? { message: 'Starting (the model may be booting)' } : replicateLogProgress(prediction.logs);
+        if (progress && onProgress) onProgress(progress);
       }
       return prediction;
     } catch (error) {
@@ -128,7 +148,7 @@ export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
             body: JSON.stringify({ ...(versionId ? { version: versionId } : {}), input: inputFor(request) }),
           }),
         );
-        const done = await settle(call, created);
+        const done = await settle(call, created, request.onProgress);
         if (done.status === 'failed') {
           const reason = typeof done.error === 'string' && done.error ? done.error : JSON.stringify(done.error ?? 'no error message');
           throw new PermanentModelError(`replicate: prediction ${done.id} failed: ${reason}`);

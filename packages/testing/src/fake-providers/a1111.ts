@@ -1,7 +1,8 @@
 /**
  * A fake Stable Diffusion WebUI (AUTOMATIC1111 / Forge) API: POST /sdapi/v1/txt2img and
- * /sdapi/v1/img2img answering `{ images: [base64 PNG], parameters, info }`, optional basic auth,
- * and errors in the WebUI's shapes (`{ detail }`, FastAPI's 422 list, `{ error, detail, body, errors }`).
+ * /sdapi/v1/img2img answering `{ images: [base64 PNG], parameters, info }`, GET /sdapi/v1/progress
+ * while one runs, optional basic auth, and errors in the WebUI's shapes (`{ detail }`, FastAPI's
+ * 422 list, `{ error, detail, body, errors }`).
  */
 import { fakeImage, sendJson, startFakeProvider, type FakeBehaviour, type FakeProviderServer } from './server';
 
@@ -11,7 +12,19 @@ export interface FakeA1111Options {
   password?: string;
 }
 
-export type FakeA1111Behaviour = FakeBehaviour;
+export interface FakeA1111Behaviour extends FakeBehaviour {
+  /** Sampling takes this long per step (the request's `steps`), reported by GET /sdapi/v1/progress. Default 0: answers at once. */
+  stepMs?: number;
+}
+
+/** What GET /sdapi/v1/progress answers (`skip_current_image=true`): the WebUI's shape. */
+const progressBody = (step: number, steps: number, stepMs: number) => ({
+  progress: steps > 0 ? step / steps : 0,
+  eta_relative: steps > 0 ? ((steps - step) * stepMs) / 1000 : 0,
+  state: { skipped: false, interrupted: false, job: steps > 0 ? 'txt2img' : '', job_count: steps > 0 ? 1 : 0, job_timestamp: '20261124000000', job_no: 0, sampling_step: step, sampling_steps: steps },
+  current_image: null,
+  textinfo: null,
+});
 
 /** The WebUI's error bodies: 422 FastAPI validation list, 5xx exception shape, else `{ detail }`. */
 export const a1111Error = (status: number, message?: string) => {
@@ -23,14 +36,18 @@ export const a1111Error = (status: number, message?: string) => {
 export function startFakeA1111(options: FakeA1111Options = {}): Promise<FakeProviderServer<FakeA1111Behaviour>> {
   const expectedAuth = options.username ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}` : undefined;
 
+  let sampling = { step: 0, steps: 0 };
   return startFakeProvider<FakeA1111Behaviour>({
     defaults: {},
-    isApi: (r) => r.path.startsWith('/sdapi/'),
+    // Progress polls are not scripted: failures and delays are the image calls'.
+    isApi: (r) => r.path.startsWith('/sdapi/') && !r.path.startsWith('/sdapi/v1/progress'),
     errorBody: a1111Error,
-    async route(request, response) {
+    async route(request, response, context) {
       if (expectedAuth && request.headers.authorization !== expectedAuth) {
         return sendJson(response, 401, { detail: 'Incorrect username or password' }, { 'www-authenticate': 'Basic' });
       }
+      const stepMs = context.behaviour().stepMs ?? 0;
+      if (request.method === 'GET' && request.path.split('?')[0] === '/sdapi/v1/progress') return sendJson(response, 200, progressBody(sampling.step, sampling.steps, stepMs));
       const mode = request.method === 'POST' ? /^\/sdapi\/v1\/(txt2img|img2img)$/.exec(request.path)?.[1] : undefined;
       if (!mode) return sendJson(response, 404, { detail: 'Not Found' });
       const body = request.json as Record<string, unknown> | undefined;
@@ -46,6 +63,11 @@ export function startFakeA1111(options: FakeA1111Options = {}): Promise<FakeProv
       const prompt = typeof body.prompt === 'string' ? body.prompt : '';
       const width = typeof body.width === 'number' ? body.width : 512;
       const height = typeof body.height === 'number' ? body.height : 512;
+      if (stepMs > 0) {
+        const steps = typeof body.steps === 'number' ? body.steps : 20;
+        for (sampling = { step: 0, steps }; sampling.step < steps; sampling.step++) await new Promise((resolve) => setTimeout(resolve, stepMs));
+        sampling = { step: 0, steps: 0 };
+      }
       const png = await fakeImage(prompt, width, height);
       const seed = typeof body.seed === 'number' && body.seed >= 0 ? body.seed : 1234;
       const info = { prompt, all_prompts: [prompt], negative_prompt: body.negative_prompt ?? '', seed, all_seeds: [seed], width, height, sampler_name: body.sampler_name ?? 'Euler a', cfg_scale: body.cfg_scale ?? 7, steps: body.steps ?? 20 };

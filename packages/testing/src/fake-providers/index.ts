@@ -3,3 +3,4 @@ export { startFakeOpenAI, openAIError, type FakeOpenAIBehaviour, type FakeOpenAI
 export { startFakeReplicate, replicateError, type FakeReplicateBehaviour, type FakeReplicateOptions } from './replicate';
 export { startFakeA1111, a1111Error, type FakeA1111Behaviour, type FakeA1111Options } from './a1111';
 export { startFakeEmbeddings, fakeEmbedding, type FakeEmbeddingsBehaviour, type FakeEmbeddingsOptions } from './embeddings';
+export { startFakeComfyUI, comfyError, type FakeComfyUIBehaviour, type FakeComfyUIServer } from './comfyui';

@@ -24,6 +24,8 @@ export interface FakeReplicateBehaviour extends FakeBehaviour {
   output?: 'array' | 'string';
   /** With `Prefer: wait`, answer the create request with the settled prediction. Default true. */
   completeOnWait?: boolean;
+  /** Log lines the model prints, one more per poll (a sampler's tqdm bars, say); `logs` joins those printed so far. */
+  logLines?: string[];
 }
 
 interface FakePrediction {
@@ -37,6 +39,7 @@ interface FakePrediction {
   outcome: 'succeeded' | 'failed';
   error: string | null;
   output: 'array' | 'string';
+  logLines: string[];
   createdAt: string;
 }
 
@@ -65,7 +68,7 @@ export function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<
     model: p.model,
     version: p.version,
     input: p.input,
-    logs: '',
+    logs: p.logLines.slice(0, p.status === 'succeeded' ? undefined : p.polls).join('\n'),
     output: p.status === 'succeeded' ? (p.output === 'array' ? [`${base}/files/${p.id}.png`] : `${base}/files/${p.id}.png`) : null,
     data_removed: false,
     error: p.status === 'failed' ? p.error : null,
@@ -117,6 +120,7 @@ export function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<
           outcome: behaviour.outcome ?? 'succeeded',
           error: behaviour.outcome === 'failed' ? (behaviour.error ?? 'Prediction failed for an unknown reason.') : null,
           output: behaviour.output ?? 'array',
+          logLines: behaviour.logLines ?? [],
           createdAt: new Date().toISOString(),
         };
         predictions.set(p.id, p);

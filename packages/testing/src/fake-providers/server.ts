@@ -4,7 +4,7 @@
  * hanging answers, and small real PNGs whose colour comes from the prompt.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 
@@ -97,6 +97,8 @@ export async function startFakeProvider<B extends FakeBehaviour>(options: {
   isApi: (request: RecordedRequest) => boolean;
   errorBody: (status: number, message: string | undefined) => unknown;
   route: (request: RecordedRequest, response: ServerResponse, context: FakeContext<B>) => Promise<void>;
+  /** Hooks more onto the HTTP server (a websocket endpoint); called once it listens. */
+  attach?: (server: Server, context: FakeContext<B>) => void;
 }): Promise<FakeProviderServer<B>> {
   let behaviour: B = { ...options.defaults };
   let pendingFailures: FakeFailure[] = [];
@@ -144,6 +146,7 @@ export async function startFakeProvider<B extends FakeBehaviour>(options: {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  options.attach?.(server, { url, behaviour: () => behaviour });
 
   return {
     url,

@@ -1,5 +1,5 @@
 import type { JobRecord } from '@promptpix/core';
-import { progressEvent, sseFrame } from './job-events';
+import { backendProgressEvent, progressEvent, sseEventFrame, sseFrame } from './job-events';
 
 const job = (patch: Partial<JobRecord>): JobRecord => ({
   jobId: 'j-1',
@@ -32,5 +32,21 @@ describe('progressEvent', () => {
 describe('sseFrame', () => {
   it('writes id, event and one line of JSON data, ended by a blank line', () => {
     expect(sseFrame('queued-0', 'status', { a: 'line\nbreak' })).toBe('id: queued-0\nevent: status\ndata: {"a":"line\\nbreak"}\n\n');
+  });
+});
+
+describe('backendProgressEvent', () => {
+  it.each([
+    ['processing with a fraction and message', job({ status: 'processing', progress: { fraction: 0.4, message: 'step 8/20' } }), { jobId: 'j-1', fraction: 0.4, message: 'step 8/20' }],
+    ['processing with a message only', job({ status: 'processing', progress: { message: 'Loading model' } }), { jobId: 'j-1', message: 'Loading model' }],
+    ['processing, nothing reported', job({ status: 'processing' }), null],
+    ['completed: the last progress is not repeated', job({ status: 'completed', progress: { fraction: 1 } }), null],
+    ['queued', job({ progress: { fraction: 0.2 } }), null],
+  ])('%s', (_name, record, expected) => {
+    expect(backendProgressEvent(record)).toEqual(expected);
+  });
+
+  it('frames a progress event without an id, so Last-Event-ID stays the last status', () => {
+    expect(sseEventFrame('progress', { jobId: 'j-1', fraction: 0.5 })).toBe('event: progress\ndata: {"jobId":"j-1","fraction":0.5}\n\n');
   });
 });

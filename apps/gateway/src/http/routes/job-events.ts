@@ -29,6 +29,18 @@ export function progressEvent(job: JobRecord, position: number | null): { id: st
 export const sseFrame = (id: string, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
+ * One `progress` event: how far the backend has got with a processing job. It has no `id`, so an
+ * EventSource's Last-Event-ID stays the last status (what a reconnect resumes from).
+ */
+export function backendProgressEvent(job: JobRecord): { jobId: string; fraction?: number; message?: string } | null {
+  if (job.status !== 'processing' || !job.progress) return null;
+  const { fraction, message } = job.progress;
+  return { jobId: job.jobId, ...(fraction !== undefined ? { fraction } : {}), ...(message !== undefined ? { message } : {}) };
+}
+
+export const sseEventFrame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
  * Writes the job's state now and on each change until it finishes, disappears, the client leaves,
  * the stream is too old, or its key is revoked or its account changed (open-streams.ts).
  */
@@ -36,6 +48,7 @@ function streamProgress(deps: GatewayDeps, req: Request, res: Response, owner: S
   const place = deps.openStreams.open(owner.keyId, owner.accountId, () => stop());
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
   let lastData = '';
+  let lastProgress = '';
   let position: number | null = null;
   let stopped = false;
   let tick: NodeJS.Timeout | undefined;
@@ -61,6 +74,10 @@ function streamProgress(deps: GatewayDeps, req: Request, res: Response, owner: S
     const text = JSON.stringify(data);
     if (text !== lastData) res.write(sseFrame(id, 'status', data));
     lastData = text;
+    const progress = backendProgressEvent(job);
+    const progressText = progress ? JSON.stringify(progress) : '';
+    if (progress && progressText !== lastProgress) res.write(sseEventFrame('progress', progress));
+    lastProgress = progressText;
     if (isFinished(job)) stop();
   };
   const next = () => {
@@ -98,7 +115,7 @@ export async function serveJobEvents(deps: GatewayDeps, req: Request, res: Respo
   streamProgress(deps, req, res, owner, job, read);
 }
 
-/** GET /api/v1/job/:jobId/events: the job's status changes as Server-Sent Events; auth and 404s as GET /api/v1/job/:jobId; never rate limited. */
+/** GET /api/v1/job/:jobId/events: the job's status changes (and its backend's progress) as Server-Sent Events; auth and 404s as GET /api/v1/job/:jobId; never rate limited. */
 export const jobEventRoutes = (deps: GatewayDeps) =>
   Router().get('/api/v1/job/:jobId/events', authenticate(deps.credentials, { allow: 'either' }), (req, res) =>
     serveJobEvents(deps, req, res, req.params.jobId as string, { accountId: authOf(res).account.id, keyId: authOf(res).keyId }),

@@ -43,15 +43,22 @@ const inputOf = (form: Form, seed: number | undefined = form.seed === '' ? undef
 interface Run {
   input: PlaygroundInput;
   job: JobProgressEvent | null;
+  /** The backend's last `progress` event while the job is processing (backends that report it). */
+  progress?: BackendProgress | null;
   match: PlaygroundMatch | null;
   quota: PlaygroundAccepted['quota'] | null;
+}
+
+interface BackendProgress {
+  fraction?: number;
+  message?: string;
 }
 
 /**
  * Follows the job through its event stream (queue position and each status), until it completes or
  * fails; falls back to polling if the stream breaks. Resolves with the final state, or null once aborted.
  */
-function followJob(jobId: string, onUpdate: (job: JobProgressEvent) => void, signal: AbortSignal): Promise<JobProgressEvent | null> {
+function followJob(jobId: string, onUpdate: (job: JobProgressEvent) => void, signal: AbortSignal, onProgress?: (progress: BackendProgress) => void): Promise<JobProgressEvent | null> {
   return new Promise((resolve) => {
     const events = new EventSource(`${BASE}/api/jobs/${encodeURIComponent(jobId)}/events`);
     const finish = (job: JobProgressEvent | null) => {
@@ -64,6 +71,7 @@ function followJob(jobId: string, onUpdate: (job: JobProgressEvent) => void, sig
       onUpdate(job);
       if (job.status === 'completed' || job.status === 'failed') finish(job);
     });
+    events.addEventListener('progress', (event) => onProgress?.(JSON.parse((event as MessageEvent<string>).data) as BackendProgress));
     events.onerror = () => {
       events.close();
       if (!signal.aborted) pollJob(jobId, onUpdate, signal).then(resolve, () => resolve(null));
@@ -105,7 +113,12 @@ function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: b
         <div class="playground-progress">
           <JobProgress job={run.job} />
           {run.job.status === 'queued' && <p class="muted small">{run.job.position === undefined ? 'Waiting in the queue…' : run.job.position === 0 ? 'Next in the queue' : `${run.job.position} ahead of you in the queue`}</p>}
-          {run.job.status === 'processing' && <p class="muted small">Generating…</p>}
+          {run.job.status === 'processing' && !run.progress && <p class="muted small">Generating…</p>}
+          {run.job.status === 'processing' && run.progress && (
+            <p class="muted small">
+              {run.progress.fraction !== undefined && <progress max={1} value={run.progress.fraction} aria-label="Generation progress" />} {run.progress.message ?? `${Math.round((run.progress.fraction ?? 0) * 100)}%`}
+            </p>
+          )}
           {run.job.status === 'failed' && <p class="alert alert-error">The job failed: {run.job.error ?? 'unknown error'}</p>}
         </div>
       )}
@@ -202,7 +215,12 @@ export function PlaygroundPage() {
       }
       const accepted = await api<PlaygroundAccepted>('POST', `${BASE}/api/playground`, input);
       setRun({ input, job: { jobId: accepted.jobId, status: 'queued', createdAt: new Date().toISOString() }, match: null, quota: accepted.quota });
-      await followJob(accepted.jobId, (job) => setRun((r) => (r && r.job?.jobId === job.jobId ? { ...r, job } : r)), signal);
+      await followJob(
+        accepted.jobId,
+        (job) => setRun((r) => (r && r.job?.jobId === job.jobId ? { ...r, job } : r)),
+        signal,
+        (progress) => setRun((r) => (r && r.job?.jobId === accepted.jobId ? { ...r, progress } : r)),
+      );
     });
   };
 
