@@ -1,3 +1,5 @@
+import DataLoader from 'dataloader';
+
 /**
  * Group commit: calls made in the same turn of the event loop are sent as one batch (one
  * statement, one round trip), and each caller gets its own answer or its own error.
@@ -19,46 +21,22 @@ export interface GroupCommitOptions<I, O> {
   schedule?(send: () => void): void;
 }
 
-interface Waiting<I, O> {
-  item: I;
-  resolve(value: O): void;
-  reject(error: unknown): void;
-}
-
 export function createGroupCommit<I, O>(o: GroupCommitOptions<I, O>): (item: I) => Promise<O> {
-  const schedule = o.schedule ?? ((send) => void setImmediate(send));
-  let open: Waiting<I, O>[] = [];
-
-  const settle = (waiting: Waiting<I, O>[], results: Array<O | Error>) => {
-    waiting.forEach((w, i) => {
-      const result = results[i];
-      if (result instanceof Error) w.reject(result);
-      else if (i >= results.length) w.reject(new Error(`group commit: no result for item ${i} of ${waiting.length}`));
-      else w.resolve(result);
-    });
-  };
-
-  async function send(waiting: Waiting<I, O>[]): Promise<void> {
+  async function run(items: readonly I[]): Promise<Array<O | Error>> {
     try {
-      settle(waiting, await o.run(waiting.map((w) => w.item)));
+      const results = await o.run([...items]);
+      return items.map((_, i) => (i < results.length ? results[i] : new Error(`group commit: no result for item ${i} of ${items.length}`)));
     } catch (error) {
-      if (waiting.length > 1 && o.retryAlone?.(error)) {
-        await Promise.all(waiting.map((w) => send([w])));
-        return;
-      }
-      for (const w of waiting) w.reject(error);
+      if (items.length > 1 && o.retryAlone?.(error)) return Promise.all(items.map((item) => run([item]).then(([result]) => result)));
+      const failure = error instanceof Error ? error : new Error(String(error));
+      return items.map(() => failure);
     }
   }
-
-  const flush = () => {
-    const batch = open;
-    open = [];
-    for (let i = 0; i < batch.length; i += o.maxItems) void send(batch.slice(i, i + o.maxItems));
-  };
-
-  return (item) =>
-    new Promise<O>((resolve, reject) => {
-      if (open.length === 0) schedule(flush);
-      open.push({ item, resolve, reject });
-    });
+  // DataLoader does the batching: the calls of one turn, split at maxItems, one answer or Error each.
+  const loader = new DataLoader<I, O>(run, {
+    cache: false,
+    maxBatchSize: o.maxItems,
+    batchScheduleFn: o.schedule ?? ((send) => void setImmediate(send)),
+  });
+  return (item) => loader.load(item);
 }

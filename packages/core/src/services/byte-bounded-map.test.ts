@@ -120,6 +120,8 @@ describe('the gateway caches stay within their byte budgets on the real heap', (
       ageBucket: 'adults',
       seed: null,
       negativePrompt: flat(`${i} ${'ж'.repeat(1995)}`),
+      // A model id is one the operator configured (up to 100 characters), not the caller's text.
+      model: flat('m'.repeat(100)),
     });
     const images = (i: number): CachedImage[] =>
       Array.from({ length: 50 }, (_, n) => ({

@@ -103,7 +103,7 @@ describe('cache memo and seeds', () => {
   it('holds a batch read\'s images without their key columns: a long prompt is not kept once per image', async () => {
     const memo = createCacheMemo({ maxBytes: 64 * 2 ** 20 });
     const prompt = 'p'.repeat(2000);
-    const rows = Array.from({ length: 50 }, (_, n) => ({ ...image(`i${n}`, n), normalizedPrompt: prompt, style: null, characterId: null, ageBucket: null, negativePrompt: null }));
+    const rows = Array.from({ length: 50 }, (_, n) => ({ ...image(`i${n}`, n), normalizedPrompt: prompt, style: null, characterId: null, ageBucket: null, negativePrompt: null, model: null }));
     const [found] = await memo.findMany('acc', [key(prompt)], async () => rows);
     expect(found).toHaveLength(50);
     expect(found[0]).toEqual(image('i0', 0));
