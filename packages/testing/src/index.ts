@@ -1,2 +1,3 @@
 export * from './servers';
 export * from './s3';
+export * from './fault-proxy';
