@@ -67,6 +67,7 @@ const envSchema = z.object({
   JOB_ATTEMPTS: int(3, 1, 20),
   JOB_BACKOFF_MS: int(1000, 0, 600_000),
   JOB_LOCK_MS: int(30_000, 500, 600_000),
+  WORKER_SHUTDOWN_GRACE_MS: int(100_000, 0, 3_600_000),
   WEBHOOK_ATTEMPTS: int(DEFAULT_WEBHOOK_ATTEMPTS, 1, 30),
   WEBHOOK_BACKOFF_MS: int(DEFAULT_WEBHOOK_BACKOFF_MS, 0, 3_600_000),
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 60_000),
@@ -134,7 +135,14 @@ export interface Config {
     | { kind: 'local'; root: string; publicBaseUrl: string }
     | { kind: 's3'; bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string; publicBaseUrl?: string; forcePathStyle: boolean };
   model: ModelConfig;
-  worker: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
+  worker: {
+    concurrency: number;
+    attempts: number;
+    backoffMs: number;
+    lockMs: number;
+    /** After SIGTERM, how long running jobs may go on before they are handed back to the queue. */
+    shutdownGraceMs: number;
+  };
   /** Webhook deliveries: tries and backoff (retry n waits backoffMs * 2^(n-1)), per-request timeout, and the SSRF guard's switch. */
   webhooks: { attempts: number; backoffMs: number; timeoutMs: number; concurrency: number; allowPrivateAddresses: boolean; logDays: number };
   monthlyGenerations: Record<PlanName, number>;
@@ -277,7 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : { kind: 'local', root: resolve(dataDir, 'files'), publicBaseUrl },
     model: modelConfig(e),
-    worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.JOB_ATTEMPTS, backoffMs: e.JOB_BACKOFF_MS, lockMs: e.JOB_LOCK_MS },
+    worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.JOB_ATTEMPTS, backoffMs: e.JOB_BACKOFF_MS, lockMs: e.JOB_LOCK_MS, shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS },
     webhooks: {
       attempts: e.WEBHOOK_ATTEMPTS,
       backoffMs: e.WEBHOOK_BACKOFF_MS,

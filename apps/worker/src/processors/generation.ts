@@ -4,6 +4,7 @@ import {
   isShutOut,
   normalizePrompt,
   PermanentJobError,
+  JobHandedBackError,
   uuidFromName,
   type EventRecorder,
   type GenerationJobHandler,
@@ -53,12 +54,16 @@ export interface GenerationProcessorDeps {
   now: () => Date;
 }
 
-/** A provider's refusal that retrying cannot fix (a 4xx) ends the job at once. */
-async function callModel(model: ImageModel, request: ModelRequest, signal: AbortSignal) {
+/**
+ * A provider's refusal that retrying cannot fix (a 4xx) ends the job at once. A worker shutting
+ * down past its grace period (`handBack`) stops the call and hands the job back.
+ */
+async function callModel(model: ImageModel, request: ModelRequest, signal: AbortSignal, handBack?: AbortSignal) {
   try {
-    return await model.generate(request, signal);
+    return await model.generate(request, handBack ? AbortSignal.any([signal, handBack]) : signal);
   } catch (error) {
     if (signal.aborted) throw new PermanentJobError(CANCELLED);
+    if (handBack?.aborted) throw new JobHandedBackError();
     if (error instanceof PermanentModelError) throw new PermanentJobError(`Image generation failed: ${error.message}`);
     throw error;
   }
@@ -168,7 +173,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
         width: request.width,
         height: request.height,
         character: character?.input,
-      }, signal);
+      }, signal, attempt.handBack);
       input = generated.data;
     }
     const encoded = await encodeImage(input, request);
