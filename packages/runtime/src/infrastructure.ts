@@ -124,6 +124,11 @@ export interface InfrastructureOptions {
   /** Apply pending migrations before use (embedded start). */
   migrate: boolean;
   now?: () => Date;
+  /**
+   * Redis commands wait while the connection is being re-established (a worker: a job finishing
+   * during a Redis blip completes once it is back), instead of failing at once (a gateway: a fast 503).
+   */
+  redisWaitsForReconnect?: boolean;
 }
 
 export async function createStorage(config: Config['storage']): Promise<Storage> {
@@ -133,11 +138,20 @@ export async function createStorage(config: Config['storage']): Promise<Storage>
   return createS3Storage(config);
 }
 
-async function connectRedis(url: string): Promise<Redis> {
-  // Fail fast while Redis is down instead of queueing commands forever (requests get a 503).
+async function connectRedis(url: string, waitsForReconnect: boolean): Promise<Redis> {
+  // By default, fail fast while Redis is down instead of queueing commands forever (requests get a
+  // 503). A worker waits instead: failing fast there spent a job's remaining attempts in the
+  // moments after Redis came back, while this client was still in its reconnect backoff.
   // Auto-pipelining sends the commands that concurrent requests issue in one tick as one write:
   // under load most of a hot request's Redis cost was its own socket write.
-  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000, enableAutoPipelining: true });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    // A command in flight when the connection drops is failed, never sent again: it may have run,
+    // and a conditional write run twice reads as lost (the job's step is retried instead).
+    ...(waitsForReconnect ? { enableOfflineQueue: true, maxRetriesPerRequest: null, autoResendUnfulfilledCommands: false } : { enableOfflineQueue: false, maxRetriesPerRequest: 1 }),
+    connectTimeout: 5000,
+    enableAutoPipelining: true,
+  });
   await redis.connect();
   return redis;
 }
@@ -151,7 +165,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const db = await openDatabase(config.database, {
     onConnectionLost: (error) => logger.warn('database connection lost; the next query reconnects', { error: error.message }),
   });
-  const redis = config.redis ? await connectRedis(config.redis.url) : null;
+  const redis = config.redis ? await connectRedis(config.redis.url, options.redisWaitsForReconnect ?? false) : null;
   const prefix = config.redis ? `${config.redis.prefix}:` : '';
 
   const jobStore = redis ? createRedisJobStore({ redis, prefix }) : createMemoryJobStore({});
