@@ -32,8 +32,8 @@ export interface FaultProxy {
   cut(): void;
   /** `set({ kind: 'pass' })`. */
   pass(): void;
-  /** Connections accepted (refused ones included) and the connections open now. */
-  stats(): { accepted: number; refused: number; open: number };
+  /** Connections accepted (refused ones included), the connections open now, bytes relayed (both ways). */
+  stats(): { accepted: number; refused: number; open: number; bytes: number };
   stop(): Promise<void>;
 }
 
@@ -60,6 +60,7 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
   const open = new Set<Socket>();
   let accepted = 0;
   let refused = 0;
+  let bytes = 0;
 
   const resetAll = () => {
     for (const socket of open) socket.resetAndDestroy();
@@ -100,6 +101,7 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
     const write = (data: Buffer) => {
       if (data.length === 0 || to.destroyed) return;
       sent += data.length;
+      bytes += data.length;
       if (!to.write(data)) {
         from.pause();
         to.once('drain', () => !dribbling && from.resume());
@@ -178,7 +180,7 @@ export async function startFaultProxy(target: { host?: string; port: number }, i
     set,
     cut: () => set({ kind: 'cut' }),
     pass: () => set({ kind: 'pass' }),
-    stats: () => ({ accepted, refused, open: Math.ceil(open.size / 2) }),
+    stats: () => ({ accepted, refused, open: Math.ceil(open.size / 2), bytes }),
     async stop() {
       resetAll();
       await new Promise<void>((resolve) => server.close(() => resolve()));

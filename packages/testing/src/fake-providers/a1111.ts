@@ -11,7 +11,13 @@ export interface FakeA1111Options {
   password?: string;
 }
 
-export type FakeA1111Behaviour = FakeBehaviour;
+export interface FakeA1111Behaviour extends FakeBehaviour {
+  /**
+   * A misbehaving backend's 200 answers: an image of another size than asked, a PNG cut short
+   * (its first `keepBytes`, default half), or any bytes at all in place of the image.
+   */
+  image?: { kind: 'size'; width: number; height: number } | { kind: 'truncated'; keepBytes?: number } | { kind: 'bytes'; data: Buffer };
+}
 
 /** The WebUI's error bodies: 422 FastAPI validation list, 5xx exception shape, else `{ detail }`. */
 export const a1111Error = (status: number, message?: string) => {
@@ -27,7 +33,7 @@ export function startFakeA1111(options: FakeA1111Options = {}): Promise<FakeProv
     defaults: {},
     isApi: (r) => r.path.startsWith('/sdapi/'),
     errorBody: a1111Error,
-    async route(request, response) {
+    async route(request, response, context) {
       if (expectedAuth && request.headers.authorization !== expectedAuth) {
         return sendJson(response, 401, { detail: 'Incorrect username or password' }, { 'www-authenticate': 'Basic' });
       }
@@ -46,7 +52,10 @@ export function startFakeA1111(options: FakeA1111Options = {}): Promise<FakeProv
       const prompt = typeof body.prompt === 'string' ? body.prompt : '';
       const width = typeof body.width === 'number' ? body.width : 512;
       const height = typeof body.height === 'number' ? body.height : 512;
-      const png = await fakeImage(prompt, width, height);
+      const misbehave = context.behaviour().image;
+      const good = await fakeImage(prompt, misbehave?.kind === 'size' ? misbehave.width : width, misbehave?.kind === 'size' ? misbehave.height : height);
+      const png =
+        misbehave?.kind === 'truncated' ? good.subarray(0, misbehave.keepBytes ?? Math.floor(good.length / 2)) : misbehave?.kind === 'bytes' ? misbehave.data : good;
       const seed = typeof body.seed === 'number' && body.seed >= 0 ? body.seed : 1234;
       const info = { prompt, all_prompts: [prompt], negative_prompt: body.negative_prompt ?? '', seed, all_seeds: [seed], width, height, sampler_name: body.sampler_name ?? 'Euler a', cfg_scale: body.cfg_scale ?? 7, steps: body.steps ?? 20 };
       const parameters = mode === 'img2img' ? { ...body, init_images: null } : body;
