@@ -125,8 +125,9 @@ export interface InfrastructureOptions {
   migrate: boolean;
   now?: () => Date;
   /**
-   * Redis commands wait while the connection is being re-established (a worker: a job finishing
-   * during a Redis blip completes once it is back), instead of failing at once (a gateway: a fast 503).
+   * Redis commands issued while the connection is down wait for the next reconnection attempt (a
+   * worker: a job retried just after a Redis blip completes), instead of failing at once (a
+   * gateway: a fast 503).
    */
   redisWaitsForReconnect?: boolean;
 }
@@ -139,16 +140,18 @@ export async function createStorage(config: Config['storage']): Promise<Storage>
 }
 
 async function connectRedis(url: string, waitsForReconnect: boolean): Promise<Redis> {
-  // By default, fail fast while Redis is down instead of queueing commands forever (requests get a
-  // 503). A worker waits instead: failing fast there spent a job's remaining attempts in the
-  // moments after Redis came back, while this client was still in its reconnect backoff.
+  // By default, fail fast while Redis is down instead of queueing commands (requests get a 503).
+  // A worker queues them until the next reconnection attempt instead: failing at once spent a
+  // job's remaining attempts in the moments after Redis came back, while this client was still
+  // waiting out its reconnect backoff.
   // Auto-pipelining sends the commands that concurrent requests issue in one tick as one write:
   // under load most of a hot request's Redis cost was its own socket write.
   const redis = new Redis(url, {
     lazyConnect: true,
-    // A command in flight when the connection drops is failed, never sent again: it may have run,
-    // and a conditional write run twice reads as lost (the job's step is retried instead).
-    ...(waitsForReconnect ? { enableOfflineQueue: true, maxRetriesPerRequest: null, autoResendUnfulfilledCommands: false } : { enableOfflineQueue: false, maxRetriesPerRequest: 1 }),
+    // Either way a command still fails after two reconnection attempts fail (ioredis leaves a
+    // command in flight at the drop unsettled forever without that limit), so nothing hangs.
+    enableOfflineQueue: waitsForReconnect,
+    maxRetriesPerRequest: 1,
     connectTimeout: 5000,
     enableAutoPipelining: true,
   });
