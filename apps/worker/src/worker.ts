@@ -7,6 +7,7 @@ import { createCharacterReferences } from './processors/character-references';
 import { createGenerationProcessor } from './processors/generation';
 import { createWebhookDeliveryProcessor } from './processors/webhook-delivery';
 import { createWebhookSender } from './webhooks/http-sender';
+import { logRetriedAttempts } from './attempt-log';
 
 /** Starts consuming generation jobs with the configured concurrency. */
 export function startGenerationWorker(infra: Infrastructure, config: Config, logger: Logger): QueueConsumer {
@@ -40,7 +41,12 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
   });
   const processor = instrumentGenerationJobs(generation, infra.metrics, infra.model.name);
   logger.info('worker consuming generation jobs', { concurrency: config.worker.concurrency, models: infra.models.ids, defaultModel: infra.models.defaultId });
-  return infra.queue.consume(processor.handle, { concurrency: config.worker.concurrency, onFinalFailure: processor.onFinalFailure });
+  return infra.queue.consume(logRetriedAttempts(processor.handle, logger), {
+    concurrency: config.worker.concurrency,
+    onFinalFailure: processor.onFinalFailure,
+    shutdownGraceMs: config.worker.shutdownGraceMs,
+    onHandedBack: ({ jobId }) => logger.warn('generation handed back to the queue: shutdown grace period over', { jobId, graceMs: config.worker.shutdownGraceMs }),
+  });
 }
 
 export const WEBHOOK_USER_AGENT = 'PromptPix-Webhooks/1.0';

@@ -12,6 +12,11 @@ export interface EncodedImage {
   key: string;
 }
 
+/** Bytes that are not a whole, valid image (truncated, corrupted, not an image at all). */
+export class ImageDecodeError extends Error {
+  override name = 'ImageDecodeError';
+}
+
 /** Cover-crops to exactly width×height and encodes. A broken input fails here, not the process. */
 export async function encodeImage(input: Buffer, target: { width: number; height: number; format: ImageFormat }): Promise<EncodedImage> {
   const pipeline = sharp(input, { failOn: 'error' }).resize(target.width, target.height, { fit: 'cover', position: 'attention' });
@@ -21,7 +26,14 @@ export async function encodeImage(input: Buffer, target: { width: number; height
       : target.format === 'jpeg'
         ? pipeline.jpeg({ quality: 85, mozjpeg: false })
         : pipeline.webp({ quality: 80, effort: 2 });
-  const data = await encoded.toBuffer();
+  let data: Buffer;
+  try {
+    data = await encoded.toBuffer();
+  } catch (error) {
+    // libvips adds a second line about the output ("unable to write to target"), which reads like a
+    // storage failure; the cause is the input.
+    throw new ImageDecodeError(`the image cannot be decoded (${(error as Error).message.split('\n')[0]})`, { cause: error });
+  }
   const hash = createHash('sha256').update(data).digest('hex');
   return { data, contentType: CONTENT_TYPES[target.format], key: `images/${hash}.${EXTENSIONS[target.format]}` };
 }

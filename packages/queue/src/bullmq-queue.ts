@@ -4,7 +4,7 @@
  * while Redis is down (no offline queue, few retries) so a request gets an error instead of
  * hanging; the worker's connection retries forever, as BullMQ requires.
  */
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import Redis from 'ioredis';
 import type {
   ConsumerOptions,
@@ -175,16 +175,25 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
       }
     };
 
+    // Aborted once a closing worker's grace period is over: its running jobs go back to the queue.
+    const handBack = new AbortController();
     const worker = new Worker(
       queueName,
-      async (job: Job) => {
+      async (job: Job, token?: string) => {
         const maxAttempts = job.opts.attempts ?? attempts;
         const attempt = job.attemptsMade + 1;
         let payload: GenerationJobPayload = { v: 1, jobId: String(job.id) };
         try {
           payload = parsePayload(job.data);
-          await handler(payload, { attempt, maxAttempts });
+          await handler(payload, { attempt, maxAttempts, handBack: handBack.signal });
         } catch (thrown) {
+          if (handBack.signal.aborted && token) {
+            // Back to the waiting list with its attempts untouched; another worker takes it now,
+            // not after a lock expiry. WaitingError tells BullMQ the job has already moved.
+            await job.moveToWait(token);
+            consumerOptions.onHandedBack?.(payload);
+            throw new WaitingError();
+          }
           const error = toError(thrown);
           const permanent = isPermanentJobError(error);
           if (permanent || attempt >= maxAttempts) {
@@ -226,10 +235,13 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
     const consumer: QueueConsumer = {
       close() {
         closing ??= (async () => {
+          const grace = consumerOptions.shutdownGraceMs;
+          const timer = grace === undefined ? undefined : setTimeout(() => handBack.abort(), grace);
           try {
             await worker.close();
             while (reporting.size > 0) await Promise.allSettled([...reporting]);
           } finally {
+            clearTimeout(timer);
             consumers.delete(consumer);
             await closeConnection(connection);
           }

@@ -91,6 +91,7 @@ const envSchema = z.object({
   JOB_ATTEMPTS: int(3, 1, 20),
   JOB_BACKOFF_MS: int(1000, 0, 600_000),
   JOB_LOCK_MS: int(30_000, 500, 600_000),
+  WORKER_SHUTDOWN_GRACE_MS: int(100_000, 0, 3_600_000),
   WEBHOOK_ATTEMPTS: int(DEFAULT_WEBHOOK_ATTEMPTS, 1, 30),
   WEBHOOK_BACKOFF_MS: int(DEFAULT_WEBHOOK_BACKOFF_MS, 0, 3_600_000),
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 60_000),
@@ -163,7 +164,14 @@ export interface Config {
   models: { defaultId?: string; entries: ModelEntry[]; breaker: BreakerPolicy | null };
   /** Days a failed job stays listed for operators and its account (docs/operating/models.md). */
   failedJobDays: number;
-  worker: { concurrency: number; attempts: number; backoffMs: number; lockMs: number };
+  worker: {
+    concurrency: number;
+    attempts: number;
+    backoffMs: number;
+    lockMs: number;
+    /** After SIGTERM, how long running jobs may go on before they are handed back to the queue. */
+    shutdownGraceMs: number;
+  };
   /** Webhook deliveries: tries and backoff (retry n waits backoffMs * 2^(n-1)), per-request timeout, and the SSRF guard's switch. */
   webhooks: { attempts: number; backoffMs: number; timeoutMs: number; concurrency: number; allowPrivateAddresses: boolean; logDays: number };
   monthlyGenerations: Record<PlanName, number>;
@@ -378,7 +386,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     model: (models.entries.find((m) => m.id === models.defaultId) ?? models.entries[0]).config,
     models,
     failedJobDays: e.FAILED_JOB_DAYS,
-    worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.JOB_ATTEMPTS, backoffMs: e.JOB_BACKOFF_MS, lockMs: e.JOB_LOCK_MS },
+    worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.JOB_ATTEMPTS, backoffMs: e.JOB_BACKOFF_MS, lockMs: e.JOB_LOCK_MS, shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS },
     webhooks: {
       attempts: e.WEBHOOK_ATTEMPTS,
       backoffMs: e.WEBHOOK_BACKOFF_MS,

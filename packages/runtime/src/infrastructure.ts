@@ -137,6 +137,12 @@ export interface InfrastructureOptions {
   /** Apply pending migrations before use (embedded start). */
   migrate: boolean;
   now?: () => Date;
+  /**
+   * Redis commands issued while the connection is down wait for the next reconnection attempt (a
+   * worker: a job retried just after a Redis blip completes), instead of failing at once (a
+   * gateway: a fast 503).
+   */
+  redisWaitsForReconnect?: boolean;
 }
 
 export async function createStorage(config: Config['storage']): Promise<Storage> {
@@ -146,11 +152,22 @@ export async function createStorage(config: Config['storage']): Promise<Storage>
   return createS3Storage(config);
 }
 
-async function connectRedis(url: string): Promise<Redis> {
-  // Fail fast while Redis is down instead of queueing commands forever (requests get a 503).
+async function connectRedis(url: string, waitsForReconnect: boolean): Promise<Redis> {
+  // By default, fail fast while Redis is down instead of queueing commands (requests get a 503).
+  // A worker queues them until the next reconnection attempt instead: failing at once spent a
+  // job's remaining attempts in the moments after Redis came back, while this client was still
+  // waiting out its reconnect backoff.
   // Auto-pipelining sends the commands that concurrent requests issue in one tick as one write:
   // under load most of a hot request's Redis cost was its own socket write.
-  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000, enableAutoPipelining: true });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    // Either way a command still fails after two reconnection attempts fail (ioredis leaves a
+    // command in flight at the drop unsettled forever without that limit), so nothing hangs.
+    enableOfflineQueue: waitsForReconnect,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 5000,
+    enableAutoPipelining: true,
+  });
   await redis.connect();
   return redis;
 }
@@ -164,7 +181,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const db = await openDatabase(config.database, {
     onConnectionLost: (error) => logger.warn('database connection lost; the next query reconnects', { error: error.message }),
   });
-  const redis = config.redis ? await connectRedis(config.redis.url) : null;
+  const redis = config.redis ? await connectRedis(config.redis.url, options.redisWaitsForReconnect ?? false) : null;
   const prefix = config.redis ? `${config.redis.prefix}:` : '';
 
   const jobStore = redis ? createRedisJobStore({ redis, prefix }) : createMemoryJobStore({});

@@ -1,2 +1,4 @@
 export * from './servers';
 export * from './s3';
+export * from './fault-proxy';
+export * from './processes';

@@ -4,6 +4,7 @@ import {
   isShutOut,
   normalizePrompt,
   PermanentJobError,
+  JobHandedBackError,
   uuidFromName,
   type EventRecorder,
   type GenerationJobHandler,
@@ -65,15 +66,20 @@ export interface GenerationProcessorDeps {
 /** Backend progress reaches the job store at most this often (the event stream reads it every 500 ms). */
 export const PROGRESS_WRITE_MS = 500;
 
-/** A provider's refusal that retrying cannot fix (a 4xx) ends the job at once. The breaker hears how the call ended. */
-async function callModel(routed: RoutedCall, request: ModelRequest, signal: AbortSignal) {
+/**
+ * A provider's refusal that retrying cannot fix (a 4xx) ends the job at once. The breaker hears
+ * how the call ended; a cancel or a hand-back (a worker shutting down past its grace period stops
+ * the call and hands the job back) tells it nothing about the backend.
+ */
+async function callModel(routed: RoutedCall, request: ModelRequest, signal: AbortSignal, handBack?: AbortSignal) {
   try {
-    const image = await routed.model.generate(request, signal);
+    const image = await routed.model.generate(request, handBack ? AbortSignal.any([signal, handBack]) : signal);
     await routed.settle(undefined, false);
     return image;
   } catch (error) {
-    await routed.settle(error, signal.aborted);
+    await routed.settle(error, signal.aborted || !!handBack?.aborted);
     if (signal.aborted) throw new PermanentJobError(CANCELLED);
+    if (handBack?.aborted) throw new JobHandedBackError();
     if (error instanceof PermanentModelError) throw new PermanentJobError(`Image generation failed: ${error.message}`);
     throw error;
   }
@@ -196,7 +202,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
         height: request.height,
         character: character?.input,
         onProgress: progress.report,
-      }, signal).finally(progress.stop);
+      }, signal, attempt.handBack).finally(progress.stop);
       input = generated.data;
     }
     const encoded = await encodeImage(input, request);

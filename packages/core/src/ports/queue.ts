@@ -8,6 +8,12 @@ export interface JobAttempt {
   /** 1-based number of this attempt. */
   attempt: number;
   maxAttempts: number;
+  /**
+   * Aborted when this worker is shutting down and its grace period is over: the handler stops
+   * (throws), and the job goes back to the queue for another worker without spending an attempt.
+   * Absent where the queue cannot hand jobs back (the embedded one).
+   */
+  handBack?: AbortSignal;
 }
 
 export type GenerationJobHandler = (payload: GenerationJobPayload, attempt: JobAttempt) => Promise<void>;
@@ -16,6 +22,13 @@ export interface ConsumerOptions {
   concurrency: number;
   /** Called once when a job will not be tried again (attempts exhausted or a PermanentJobError). */
   onFinalFailure: (payload: GenerationJobPayload, error: Error) => Promise<void>;
+  /**
+   * On close, how long running jobs may go on before they are handed back (see `JobAttempt.handBack`).
+   * Unset: close waits for them however long they take.
+   */
+  shutdownGraceMs?: number;
+  /** Called for each job handed back to the queue at shutdown. */
+  onHandedBack?: (payload: GenerationJobPayload) => void;
 }
 
 export interface QueueConsumer {
@@ -51,6 +64,14 @@ export interface GenerationQueue {
   /** Runs a failed job again with fresh attempts; false when no such failed job is kept. */
   retryFailed(jobId: string): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** Thrown by a handler that stopped because its `JobAttempt.handBack` signal aborted. */
+export class JobHandedBackError extends Error {
+  override name = 'JobHandedBackError';
+  constructor() {
+    super('The worker is shutting down: the job goes back to the queue');
+  }
 }
 
 /** Thrown by a handler when retrying cannot help (bad payload, record gone). */

@@ -15,6 +15,11 @@ export interface FakeA1111Options {
 export interface FakeA1111Behaviour extends FakeBehaviour {
   /** Sampling takes this long per step (the request's `steps`), reported by GET /sdapi/v1/progress. Default 0: answers at once. */
   stepMs?: number;
+  /**
+   * A misbehaving backend's 200 answers: an image of another size than asked, a PNG cut short
+   * (its first `keepBytes`, default half), or any bytes at all in place of the image.
+   */
+  image?: { kind: 'size'; width: number; height: number } | { kind: 'truncated'; keepBytes?: number } | { kind: 'bytes'; data: Buffer };
 }
 
 /** What GET /sdapi/v1/progress answers (`skip_current_image=true`): the WebUI's shape. */
@@ -68,7 +73,10 @@ export function startFakeA1111(options: FakeA1111Options = {}): Promise<FakeProv
         for (sampling = { step: 0, steps }; sampling.step < steps; sampling.step++) await new Promise((resolve) => setTimeout(resolve, stepMs));
         sampling = { step: 0, steps: 0 };
       }
-      const png = await fakeImage(prompt, width, height);
+      const misbehave = context.behaviour().image;
+      const good = await fakeImage(prompt, misbehave?.kind === 'size' ? misbehave.width : width, misbehave?.kind === 'size' ? misbehave.height : height);
+      const png =
+        misbehave?.kind === 'truncated' ? good.subarray(0, misbehave.keepBytes ?? Math.floor(good.length / 2)) : misbehave?.kind === 'bytes' ? misbehave.data : good;
       const seed = typeof body.seed === 'number' && body.seed >= 0 ? body.seed : 1234;
       const info = { prompt, all_prompts: [prompt], negative_prompt: body.negative_prompt ?? '', seed, all_seeds: [seed], width, height, sampler_name: body.sampler_name ?? 'Euler a', cfg_scale: body.cfg_scale ?? 7, steps: body.steps ?? 20 };
       const parameters = mode === 'img2img' ? { ...body, init_images: null } : body;
