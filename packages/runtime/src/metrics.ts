@@ -43,6 +43,8 @@ export interface MetricsOptions {
   queueDepth?: () => Promise<QueueDepth>;
   /** How long a scrape waits for the queue depth before leaving the gauge empty (default 2000 ms). */
   queueDepthTimeoutMs?: number;
+  /** The embedded database thread's V8 heap and external memory (PGlite's), read on scrape. */
+  databaseThreadMemory?: () => Promise<{ heapTotal: number; heapUsed: number; external: number } | undefined>;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -81,6 +83,24 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       }
     },
   });
+
+  const databaseThreadMemory = options.databaseThreadMemory;
+  if (databaseThreadMemory) {
+    new Gauge({
+      name: 'promptpix_database_thread_memory_bytes',
+      help: "The embedded database thread's memory: its V8 heap (total, used) and external (PGlite's WebAssembly memory); part of the process's RSS, not of nodejs_heap_size_* or nodejs_external_memory_bytes",
+      labelNames: ['kind'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        const memory = await withTimeout(databaseThreadMemory(), queueTimeoutMs).catch(() => undefined);
+        if (!memory) return;
+        this.set({ kind: 'heap_total' }, memory.heapTotal);
+        this.set({ kind: 'heap_used' }, memory.heapUsed);
+        this.set({ kind: 'external' }, memory.external);
+      },
+    });
+  }
 
   // Process metrics (CPU, memory, event loop lag, GC) start with the first scrape, so instances
   // that are never scraped (most tests) start no observers.
