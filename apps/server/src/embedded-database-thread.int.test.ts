@@ -1,14 +1,14 @@
 /**
- * The embedded shape's database (PGlite) runs on a thread of its own: a long statement there must
- * not hold up the HTTP server. On PGlite in the server's thread, every request waited until the
- * statement had finished.
+ * With EMBEDDED_DATABASE_THREAD=on the embedded shape's database (PGlite) runs on a thread of its
+ * own: a long statement there must not hold up the HTTP server. With PGlite on the server's thread
+ * (the default), every request waits until the statement has finished.
  */
 import { startTestService, type TestService } from './test-service';
 
 let service: TestService;
 
 beforeAll(async () => {
-  service = await startTestService('embedded', {}, { worker: false });
+  service = await startTestService('embedded', { EMBEDDED_DATABASE_THREAD: 'on' }, { worker: false });
 });
 
 afterAll(async () => {

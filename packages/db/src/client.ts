@@ -8,13 +8,16 @@ import { resolve } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/client';
-import { startPGliteThread, type PGliteConnection, type ThreadMemory } from './pglite-connection';
+import { openPGlite, type PGliteConnection, type ThreadMemory } from './pglite-connection';
 import { pgSqlClient, type SqlClient } from './sql';
 
 export type DatabaseConfig =
   | { kind: 'postgres'; url: string; poolSize?: number }
-  /** dataDir undefined: a fresh in-memory database. A missing dataDir is created. */
-  | { kind: 'pglite'; dataDir?: string };
+  /**
+   * dataDir undefined: a fresh in-memory database. A missing dataDir is created. thread: PGlite on
+   * a worker thread of its own rather than the caller's (pglite-connection.ts).
+   */
+  | { kind: 'pglite'; dataDir?: string; thread?: boolean };
 
 export interface Database {
   kind: 'postgres' | 'pglite';
@@ -44,7 +47,7 @@ export function isDatabase(value: DatabaseConfig | Database): value is Database 
 
 // --- PGlite instances -------------------------------------------------------------------------
 // Two PGlite instances on one data directory in one process corrupt it. Every opener in this
-// process (openDatabase, migrateDatabase) therefore shares one database thread per directory, counted.
+// process (openDatabase, migrateDatabase) therefore shares one instance (or thread) per directory, counted.
 
 interface SharedPGlite {
   connection: Promise<PGliteConnection>;
@@ -53,17 +56,17 @@ interface SharedPGlite {
 
 const sharedPGlites = new Map<string, SharedPGlite>();
 
-/** The database thread for `dataDir` (shared with other users of the same directory), and its release. */
-export async function acquirePGlite(dataDir?: string): Promise<{ connection: PGliteConnection; dataDir?: string; release(): Promise<void> }> {
+/** The PGlite instance for `dataDir`, on this thread or its own (shared with other users of the same directory), and its release. */
+export async function acquirePGlite(dataDir?: string, thread = false): Promise<{ connection: PGliteConnection; dataDir?: string; release(): Promise<void> }> {
   if (dataDir === undefined) {
-    const connection = await startPGliteThread();
+    const connection = await openPGlite(undefined, thread);
     return { connection, release: () => connection.close() };
   }
   const key = resolve(dataDir);
   let shared = sharedPGlites.get(key);
   if (!shared) {
     mkdirSync(key, { recursive: true });
-    shared = { connection: startPGliteThread(key), refs: 0 };
+    shared = { connection: openPGlite(key, thread), refs: 0 };
     sharedPGlites.set(key, shared);
     shared.connection.catch(() => sharedPGlites.delete(key));
   }
@@ -118,14 +121,14 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
     return database;
   }
 
-  const shared = await acquirePGlite(config.dataDir);
+  const shared = await acquirePGlite(config.dataDir, config.thread);
   const prisma = new PrismaClient({ adapter: shared.connection.adapterFactory });
   let closed = false;
   const database: Database = {
     kind: 'pglite',
     prisma,
     sql: shared.connection.sql,
-    threadMemory: () => shared.connection.memoryUsage(),
+    ...(config.thread && { threadMemory: () => shared.connection.memoryUsage() }),
     async close() {
       if (closed) return;
       closed = true;

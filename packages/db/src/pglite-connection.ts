@@ -1,5 +1,7 @@
 /**
- * The embedded database on a thread of its own. PGlite (PostgreSQL compiled to WebAssembly) runs
+ * The embedded database, on the caller's thread or on a thread of its own (EMBEDDED_DATABASE_THREAD).
+ *
+ * On a thread of its own: PGlite (PostgreSQL compiled to WebAssembly) runs
  * every statement synchronously on the thread that holds it; in the HTTP server's thread each
  * analytics batch, key lookup and migration stalled every request in flight. Here PGlite and its
  * Prisma adapter live in a worker thread (pglite-thread.cjs), and this side forwards Prisma's
@@ -18,7 +20,8 @@ import {
   type Transaction,
   type TransactionOptions,
 } from '@prisma/driver-adapter-utils';
-import { PGLITE_EXTENSIONS, pgliteStartParams } from './pglite';
+import { awaitScripts } from './migrations/adapters';
+import { createPGlite, PGLITE_EXTENSIONS, pgliteAdapterFactory, pgliteStartParams, realmSafeArg, type PGlite } from './pglite';
 import { csvRecord, type SqlClient } from './sql';
 
 /** An error as the database thread sends it (pglite-thread.cjs, serializeError). */
@@ -41,6 +44,45 @@ export interface ThreadMemory {
   arrayBuffers: number;
 }
 
+/** Where the embedded database runs: `thread` starts PGlite on a worker thread of its own. */
+export async function openPGlite(dataDir: string | undefined, thread: boolean): Promise<PGliteConnection> {
+  if (thread) return startPGliteThread(dataDir);
+  return inProcessPGlite(await createPGlite(dataDir));
+}
+
+/** PGlite on this thread, behind the same interface as the thread's. */
+export function inProcessPGlite(pglite: PGlite): PGliteConnection {
+  const factory = pgliteAdapterFactory(pglite);
+  return {
+    threadId: 0,
+    adapterFactory: {
+      provider: factory.provider,
+      adapterName: factory.adapterName,
+      connect: async () => awaitScripts(await factory.connect(), pglite),
+      connectToShadowDb: () => factory.connectToShadowDb(),
+    },
+    sql: {
+      async query<Row>(text: string, params: readonly unknown[]) {
+        return (await pglite.query<Row>(text, params.map(realmSafeArg))).rows;
+      },
+      async execute(text, params) {
+        return (await pglite.query(text, params.map(realmSafeArg))).affectedRows ?? 0;
+      },
+      async copyRows(table, columns, rows) {
+        if (rows.length === 0) return 0;
+        const csv = rows.map(csvRecord).join('\n');
+        await pglite.query(`COPY "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`, [], { blob: new Blob([csv]) });
+        return rows.length;
+      },
+    },
+    executeScript: async (script) => {
+      await pglite.exec(script);
+    },
+    memoryUsage: async () => undefined,
+    close: () => pglite.close(),
+  };
+}
+
 export interface PGliteConnection {
   /** Prisma's driver adapter over the thread (also what the schema engine migrates through). */
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
@@ -50,7 +92,7 @@ export interface PGliteConnection {
   executeScript(script: string): Promise<void>;
   /** The database thread's memory (undefined once it has stopped). */
   memoryUsage(): Promise<ThreadMemory | undefined>;
-  /** The worker thread's id (for tests and logs). */
+  /** The worker thread's id (0: PGlite runs on the caller's thread). */
   threadId: number;
   close(): Promise<void>;
 }
@@ -72,6 +114,10 @@ export async function startPGliteThread(dataDir?: string): Promise<PGliteConnect
     // PGlite's own output goes to this process's stdio, as it did on the main thread.
     stdout: false,
     stderr: false,
+    // PGlite allocates little JavaScript per statement (its rows); a small young generation keeps
+    // the thread's heap near what it holds. The old generation is left unbounded: running out
+    // would end the thread, and with it the database.
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
   });
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextId = 1;

@@ -37,7 +37,7 @@ function toDriverError(error: unknown): unknown {
  * awaiting it: a failing migration would be recorded as applied and the error would surface as an
  * unhandled rejection. This awaits the script and reports its error to the engine.
  */
-function awaitScripts(adapter: SqlDriverAdapter, pglite: PGlite): SqlDriverAdapter {
+export function awaitScripts(adapter: SqlDriverAdapter, pglite: PGlite): SqlDriverAdapter {
   adapter.executeScript = async (script: string) => {
     try {
       await pglite.exec(script);

@@ -5,7 +5,7 @@
  *
  * Targets: a DatabaseConfig, or an already-open Database (from openDatabase).
  * - PostgreSQL: a private single-connection pool is opened for the run and closed afterwards.
- * - PGlite on disk: the process shares one PGlite thread per data directory (see client.ts), so
+ * - PGlite on disk: the process shares one PGlite instance per data directory (see client.ts), so
  *   migrating a directory that is open in this process reuses that instance instead of opening a
  *   second one (two instances on one directory corrupt it). Migrating before or after
  *   openDatabase are both safe.
@@ -56,7 +56,7 @@ async function withTargetEngine<T>(
   } else if (target.kind === 'postgres') {
     factory = postgresMigrationFactory(target.url);
   } else {
-    const shared = await acquirePGlite(target.dataDir);
+    const shared = await acquirePGlite(target.dataDir, target.thread);
     factory = pgliteMigrationFactory(shared.connection);
     release = shared.release;
   }
