@@ -21,6 +21,12 @@ export const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
 
 /** glibc's malloc arenas, as the start scripts and the images cap them (2); BENCH: set MALLOC_ARENA_MAX to compare. */
 export const MALLOC_ENV = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2' };
+/** What `npm start` adds for the embedded server: freed blocks of 128 kB or more go back to the system. */
+export const EMBEDDED_MALLOC_ENV = {
+  ...MALLOC_ENV,
+  MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ || '131072',
+  MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ || '131072',
+};
 
 /** What the start scripts and the images run: `node --enable-source-maps dist/<app>.js`. */
 export const BUNDLE_NODE_ARGS = ['--enable-source-maps'];
@@ -219,7 +225,8 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
         name: `worker-c${settings.concurrency}-l${settings.modelLatencyMs}`,
         ...bundle('worker'),
         nodeArgs: BUNDLE_NODE_ARGS,
-        env: env({ WORKER_CONCURRENCY: String(settings.concurrency), MODEL_LATENCY_MS: String(settings.modelLatencyMs) }),
+        // A free port for its /metrics server: another bench on the machine may hold the default one.
+        env: env({ WORKER_CONCURRENCY: String(settings.concurrency), MODEL_LATENCY_MS: String(settings.modelLatencyMs), METRICS_PORT: String(await freePort()) }),
         logDir,
       });
       stack.worker = child;
