@@ -156,10 +156,10 @@ export function readMemory(pid: number): MemoryReading | null {
 
 const CLOCK_TICKS_PER_S = 100;
 
-/** User + system CPU time of a process (all its threads), in milliseconds. */
-export function readCpuMs(pid: number): number {
+/** User + system CPU time of a process (all its threads), or of one of its threads (`tid`; the main thread's is the pid), in milliseconds. */
+export function readCpuMs(pid: number, tid?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
     // Fields after the command name (which may contain spaces) start after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const utime = Number(fields[11]);

@@ -300,12 +300,13 @@ export function toMarkdown(r: Results): string {
     line();
     line(`The server bundle on plain node with nothing but \`npm start\`'s defaults (PGlite in a fresh DATA_DIR, in-process queue, local disk, procedural model). Workload: 3 accounts with keys, ${e.generations} generations at the default 1024×1024 WebP (8 in flight), one embed batch of ${e.embedElements} of them, GET /dashboard and its script, /service-client.js and /docs; ${f(e.workloadSeconds, 1)} s. Read 3 s after start-up and 3 s after the workload.`);
     line();
+    const databaseThread = (m: typeof e.idle) => (m.databaseHeapMb === undefined ? '–' : `${f(m.databaseHeapMb, 0)} / ${f(m.databaseExternalMb, 0)} MB`);
     table(
-      ['When', 'RSS', 'VmHWM', 'V8 heap total (used)', 'external', 'native'],
+      ['When', 'RSS', 'VmHWM', 'V8 heap total (used)', 'external', 'database thread: V8 heap / external', 'native'],
       [
-        ['idle after start-up', `${f(e.idle.rssMb, 0)} MB`, `${f(e.idle.vmHwmMb, 0)} MB`, `${f(e.idle.heapTotalMb, 0)} (${f(e.idle.heapUsedMb, 0)}) MB`, `${f(e.idle.externalMb, 0)} MB`, `${f(e.idle.nativeMb, 0)} MB`],
-        ['after the workload', `${f(e.afterWorkload.rssMb, 0)} MB`, `${f(e.afterWorkload.vmHwmMb, 0)} MB`, `${f(e.afterWorkload.heapTotalMb, 0)} (${f(e.afterWorkload.heapUsedMb, 0)}) MB`, `${f(e.afterWorkload.externalMb, 0)} MB`, `${f(e.afterWorkload.nativeMb, 0)} MB`],
-        ['peak sampled during the workload', `${f(e.peakRssMb, 0)} MB`, '', '', '', ''],
+        ['idle after start-up', `${f(e.idle.rssMb, 0)} MB`, `${f(e.idle.vmHwmMb, 0)} MB`, `${f(e.idle.heapTotalMb, 0)} (${f(e.idle.heapUsedMb, 0)}) MB`, `${f(e.idle.externalMb, 0)} MB`, databaseThread(e.idle), `${f(e.idle.nativeMb, 0)} MB`],
+        ['after the workload', `${f(e.afterWorkload.rssMb, 0)} MB`, `${f(e.afterWorkload.vmHwmMb, 0)} MB`, `${f(e.afterWorkload.heapTotalMb, 0)} (${f(e.afterWorkload.heapUsedMb, 0)}) MB`, `${f(e.afterWorkload.externalMb, 0)} MB`, databaseThread(e.afterWorkload), `${f(e.afterWorkload.nativeMb, 0)} MB`],
+        ['peak sampled during the workload', `${f(e.peakRssMb, 0)} MB`, '', '', '', '', ''],
       ],
     );
   }

@@ -10,12 +10,14 @@ import type { Ctx } from '../context';
 import { withEventLoopDelay, type EventLoopDelay } from '../event-loop';
 import { runAutocannon, type LoadTarget } from '../load';
 import { measure, type Measurement } from '../measure';
-import { logLevels, logTail, startChild, waitFor } from '../proc';
-import { freePort } from '../stack';
+import { logLevels, logTail, readCpuMs, startChild, waitFor } from '../proc';
+import { EMBEDDED_MALLOC_ENV, freePort } from '../stack';
 
 export interface EmbeddedPhaseResult {
   embed: Measurement;
   eventLoop?: EventLoopDelay;
+  /** CPU of the server's main thread (HTTP, the in-process worker) per answer over the measured run; the rest of serverCpuUsPerReq is the database thread's and libuv's. */
+  mainThreadCpuUsPerReq?: number;
   /** The production gateway's embed run of the same phase, for the ratio. */
   productionP99Ms?: number;
   p99VsProduction?: number;
@@ -41,7 +43,7 @@ export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Prom
   const child = startChild({
     name: 'embedded',
     script: 'apps/server/src/main.ts',
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ADMIN_TOKEN: stack.adminToken, PORT: String(port), PUBLIC_BASE_URL: base, MAX_KEYS_PER_ACCOUNT: '1000' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...EMBEDDED_MALLOC_ENV, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ADMIN_TOKEN: stack.adminToken, PORT: String(port), PUBLIC_BASE_URL: base, MAX_KEYS_PER_ACCOUNT: '1000' },
     logDir: stack.logDir,
   });
   try {
@@ -63,14 +65,17 @@ export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Prom
       vary: (i) => ({ headers: { authorization: `Bearer ${account.keys[i % account.keys.length]}` } }),
     };
     await runAutocannon(target, { connections: config.connections, durationS: config.warmupS }).done;
+    const mainCpuBefore = readCpuMs(child.pid, child.pid);
     const { result: embed, eventLoop } = await withEventLoopDelay(base, () =>
       measure(() => runAutocannon(target, { connections: config.connections, durationS: config.durationS }), { serverPid: child.pid }),
     );
+    const mainCpuMs = readCpuMs(child.pid, child.pid) - mainCpuBefore;
     const p99 = embed.load.latencyMs.p99;
-    log(`embedded: embed ${embed.load.okRps} ok req/s, p50 ${embed.load.latencyMs.p50} ms, p99 ${p99} ms (production ${productionP99Ms ?? '–'} ms); event-loop delay p99 ${eventLoop?.p99Ms ?? '–'} ms, max ${eventLoop?.maxMs ?? '–'} ms`);
+    log(`embedded: embed ${embed.load.okRps} ok req/s, p50 ${embed.load.latencyMs.p50} ms, p99 ${p99} ms (production ${productionP99Ms ?? '–'} ms); CPU ${embed.serverCpuUsPerReq ?? '–'} µs/req; event-loop delay p99 ${eventLoop?.p99Ms ?? '–'} ms, max ${eventLoop?.maxMs ?? '–'} ms`);
     return {
       embed,
       eventLoop,
+      mainThreadCpuUsPerReq: embed.load.responses > 0 && Number.isFinite(mainCpuMs) ? Math.round((mainCpuMs * 1000) / embed.load.responses) : undefined,
       productionP99Ms,
       p99VsProduction: productionP99Ms && p99 !== undefined ? Math.round((p99 / productionP99Ms) * 100) / 100 : undefined,
       warnLines: logLevels(child),
@@ -105,10 +110,12 @@ export function embeddedMarkdown(r: EmbeddedPhaseResult | undefined, production:
     '',
     `\`npm start\`'s process (PGlite, in-process queue and worker) serving the embed batch of 50 cached elements, closed loop at the same connection count as the production scenario. Event-loop delay is the server's own \`monitorEventLoopDelay\` histogram over the measured run.`,
     '',
-    '| Shape | ok req/s | p50 ms | p99 ms | p99 × production (target ≤ 2) | CPU µs/req | event-loop delay p50 / p99 / max ms | load avg |',
-    '|---|---|---|---|---|---|---|---|',
-    ...(r.warnLines && Object.keys(r.warnLines).length ? [`Embedded server log lines at warn/error: ${Object.entries(r.warnLines).map(([k, v]) => `${v}× "${k}"`).join('; ')}.`, ''] : []),
-    `| embedded (\`npm start\`) | ${f(m.load.okRps, 0)} | ${f(m.load.latencyMs.p50)} | ${f(m.load.latencyMs.p99)} | ${f(r.p99VsProduction)} (production p99 ${f(r.productionP99Ms)} ms) | ${f(m.serverCpuUsPerReq, 0)} | ${r.eventLoop ? `${f(r.eventLoop.p50Ms)} / ${f(r.eventLoop.p99Ms)} / ${f(r.eventLoop.maxMs)}` : '–'} | ${f(m.loadAvg1, 1)} |`,
+    'CPU µs/req is the whole process (every thread); "main thread" is the part spent on the thread that runs the HTTP server (the database runs on a thread of its own).',
     '',
+    '| Shape | ok req/s | p50 ms | p99 ms | p99 × production (target ≤ 2) | CPU µs/req | of which main thread | event-loop delay p50 / p99 / max ms | load avg |',
+    '|---|---|---|---|---|---|---|---|---|',
+    `| embedded (\`npm start\`) | ${f(m.load.okRps, 0)} | ${f(m.load.latencyMs.p50)} | ${f(m.load.latencyMs.p99)} | ${f(r.p99VsProduction)} (production p99 ${f(r.productionP99Ms)} ms) | ${f(m.serverCpuUsPerReq, 0)} | ${f(r.mainThreadCpuUsPerReq, 0)} | ${r.eventLoop ? `${f(r.eventLoop.p50Ms)} / ${f(r.eventLoop.p99Ms)} / ${f(r.eventLoop.maxMs)}` : '–'} | ${f(m.loadAvg1, 1)} |`,
+    '',
+    ...(r.warnLines && Object.keys(r.warnLines).length ? [`Embedded server log lines at warn/error: ${Object.entries(r.warnLines).map(([k, v]) => `${v}× "${k}"`).join('; ')}.`, ''] : []),
   ];
 }

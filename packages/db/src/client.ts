@@ -1,32 +1,38 @@
 /**
  * Opening the database: PostgreSQL through `@prisma/adapter-pg`, or embedded PGlite (in memory or
- * on disk) through `pglite-prisma-adapter`, with the `pg_trgm` extension available in both.
+ * on disk) on a thread of its own, through `pglite-prisma-adapter` there (pglite-connection.ts),
+ * with the `pg_trgm` extension available in both.
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/client';
-import { createPGlite, pgliteAdapterFactory, type PGlite } from './pglite';
-import { pgliteSqlClient, pgSqlClient, type SqlClient } from './sql';
+import { openPGlite, type PGliteConnection, type ThreadMemory } from './pglite-connection';
+import { pgSqlClient, type SqlClient } from './sql';
 
 export type DatabaseConfig =
   | { kind: 'postgres'; url: string; poolSize?: number }
-  /** dataDir undefined: a fresh in-memory database. A missing dataDir is created. */
-  | { kind: 'pglite'; dataDir?: string };
+  /**
+   * dataDir undefined: a fresh in-memory database. A missing dataDir is created. thread: PGlite on
+   * a worker thread of its own rather than the caller's (pglite-connection.ts).
+   */
+  | { kind: 'pglite'; dataDir?: string; thread?: boolean };
 
 export interface Database {
   kind: 'postgres' | 'pglite';
   prisma: PrismaClient;
   /** Raw SQL on the same connections, for hot statements (see sql.ts). */
   sql: SqlClient;
+  /** The embedded database thread's own memory (PGlite's WebAssembly memory is its external); undefined on PostgreSQL. */
+  threadMemory?(): Promise<ThreadMemory | undefined>;
   close(): Promise<void>;
 }
 
 /** What migrateDatabase needs to reach an already-open Database. */
 export type DatabaseHandle =
   | { kind: 'postgres'; url: string }
-  | { kind: 'pglite'; pglite: PGlite; dataDir?: string };
+  | { kind: 'pglite'; connection: PGliteConnection; dataDir?: string };
 
 const handles = new WeakMap<Database, DatabaseHandle>();
 
@@ -41,35 +47,35 @@ export function isDatabase(value: DatabaseConfig | Database): value is Database 
 
 // --- PGlite instances -------------------------------------------------------------------------
 // Two PGlite instances on one data directory in one process corrupt it. Every opener in this
-// process (openDatabase, migrateDatabase) therefore shares one instance per directory, counted.
+// process (openDatabase, migrateDatabase) therefore shares one instance (or thread) per directory, counted.
 
 interface SharedPGlite {
-  pglite: Promise<PGlite>;
+  connection: Promise<PGliteConnection>;
   refs: number;
 }
 
 const sharedPGlites = new Map<string, SharedPGlite>();
 
-/** A PGlite instance for `dataDir` (shared with other users of the same directory), and its release. */
-export async function acquirePGlite(dataDir?: string): Promise<{ pglite: PGlite; dataDir?: string; release(): Promise<void> }> {
+/** The PGlite instance for `dataDir`, on this thread or its own (shared with other users of the same directory), and its release. */
+export async function acquirePGlite(dataDir?: string, thread = false): Promise<{ connection: PGliteConnection; dataDir?: string; release(): Promise<void> }> {
   if (dataDir === undefined) {
-    const pglite = await createPGlite();
-    return { pglite, release: () => pglite.close() };
+    const connection = await openPGlite(undefined, thread);
+    return { connection, release: () => connection.close() };
   }
   const key = resolve(dataDir);
   let shared = sharedPGlites.get(key);
   if (!shared) {
     mkdirSync(key, { recursive: true });
-    shared = { pglite: createPGlite(key), refs: 0 };
+    shared = { connection: openPGlite(key, thread), refs: 0 };
     sharedPGlites.set(key, shared);
-    shared.pglite.catch(() => sharedPGlites.delete(key));
+    shared.connection.catch(() => sharedPGlites.delete(key));
   }
   shared.refs += 1;
   const entry = shared;
-  const pglite = await entry.pglite;
+  const connection = await entry.connection;
   let released = false;
   return {
-    pglite,
+    connection,
     dataDir: key,
     async release() {
       if (released) return;
@@ -77,7 +83,7 @@ export async function acquirePGlite(dataDir?: string): Promise<{ pglite: PGlite;
       entry.refs -= 1;
       if (entry.refs === 0) {
         sharedPGlites.delete(key);
-        await pglite.close();
+        await connection.close();
       }
     },
   };
@@ -115,13 +121,14 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
     return database;
   }
 
-  const shared = await acquirePGlite(config.dataDir);
-  const prisma = new PrismaClient({ adapter: pgliteAdapterFactory(shared.pglite) });
+  const shared = await acquirePGlite(config.dataDir, config.thread);
+  const prisma = new PrismaClient({ adapter: shared.connection.adapterFactory });
   let closed = false;
   const database: Database = {
     kind: 'pglite',
     prisma,
-    sql: pgliteSqlClient(shared.pglite),
+    sql: shared.connection.sql,
+    ...(config.thread && { threadMemory: () => shared.connection.memoryUsage() }),
     async close() {
       if (closed) return;
       closed = true;
@@ -129,6 +136,6 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
       await shared.release();
     },
   };
-  handles.set(database, { kind: 'pglite', pglite: shared.pglite, dataDir: shared.dataDir });
+  handles.set(database, { kind: 'pglite', connection: shared.connection, dataDir: shared.dataDir });
   return database;
 }

@@ -15,7 +15,6 @@
 import { Module } from 'node:module';
 import { dirname } from 'node:path';
 import type * as PGliteModule from '@electric-sql/pglite';
-import type * as TrgmModule from '@electric-sql/pglite/contrib/pg_trgm';
 import type * as AdapterModule from 'pglite-prisma-adapter';
 import type {
   IsolationLevel,
@@ -30,7 +29,6 @@ export type PGlite = PGliteModule.PGlite;
 
 interface PGliteModules {
   PGlite: typeof PGliteModule.PGlite;
-  pg_trgm: typeof TrgmModule.pg_trgm;
   PrismaPGlite: typeof AdapterModule.PrismaPGlite;
 }
 
@@ -51,7 +49,6 @@ export function pgliteModules(): PGliteModules {
   if (!modules) {
     modules = {
       PGlite: (nativeRequire('@electric-sql/pglite') as typeof PGliteModule).PGlite,
-      pg_trgm: (nativeRequire('@electric-sql/pglite/contrib/pg_trgm') as typeof TrgmModule).pg_trgm,
       PrismaPGlite: (nativeRequire('pglite-prisma-adapter') as typeof AdapterModule).PrismaPGlite,
     };
   }
@@ -66,11 +63,22 @@ export function pgliteModules(): PGliteModules {
  */
 export const PGLITE_SHARED_BUFFERS = '16MB';
 
-/** A new PGlite instance with pg_trgm available (in memory when dataDir is undefined). */
+/** Every PGlite instance's extensions: name → [module, export], so the database thread can load the same ones. */
+export const PGLITE_EXTENSIONS: Record<string, [moduleId: string, exportName: string]> = {
+  pg_trgm: ['@electric-sql/pglite/contrib/pg_trgm', 'pg_trgm'],
+};
+
+/** PostgreSQL settings of every PGlite instance (after PGlite's own defaults). */
+export function pgliteStartParams(): string[] {
+  const { PGlite } = pgliteModules();
+  return [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
+}
+
+/** A new PGlite instance on this thread (in memory when dataDir is undefined); the service's own runs on a thread of its own (pglite-connection.ts). */
 export function createPGlite(dataDir?: string): Promise<PGlite> {
-  const { PGlite, pg_trgm } = pgliteModules();
-  const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
-  return PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm }, startParams });
+  const { PGlite } = pgliteModules();
+  const extensions = Object.fromEntries(Object.entries(PGLITE_EXTENSIONS).map(([name, [moduleId, exportName]]) => [name, (nativeRequire(moduleId) as Record<string, unknown>)[exportName]]));
+  return PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: extensions as never, startParams: pgliteStartParams() });
 }
 
 /**

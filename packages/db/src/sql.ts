@@ -1,6 +1,6 @@
 /**
  * Plain parameterised SQL on the same connections Prisma uses (the PostgreSQL pool, or the PGlite
- * instance), for the few statements on hot request paths. Through Prisma one indexed SELECT cost
+ * thread), for the few statements on hot request paths. Through Prisma one indexed SELECT cost
  * about three times the CPU of the same SELECT through pg (bench/: "Database paths").
  *
  * Both drivers return int4 as number, bool as boolean and timestamptz as Date. Prisma's DateTime
@@ -8,16 +8,15 @@
  * `AT TIME ZONE 'UTC'` and are given instants as ISO strings, never relying on the server's zone.
  */
 import type pg from 'pg';
-import { realmSafeArg, type PGlite } from './pglite';
 
 export interface SqlClient {
   query<Row>(text: string, params: readonly unknown[]): Promise<Row[]>;
   /** A statement without a result set; how many rows it touched. */
   execute(text: string, params: readonly unknown[]): Promise<number>;
   /**
-   * Bulk insert through COPY (PGlite only: its COPY reads an in-memory blob). In the embedded
-   * shape the database runs on the HTTP server's thread, and an analytics batch through COPY costs
-   * about a third of the same rows through one INSERT … SELECT FROM jsonb_to_recordset.
+   * Bulk insert through COPY (PGlite only: its COPY reads an in-memory blob; pglite-connection.ts).
+   * An analytics batch through COPY costs PGlite about a third of the same rows through one
+   * INSERT … SELECT FROM jsonb_to_recordset.
    */
   copyRows?(table: string, columns: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | null>>): Promise<number>;
 }
@@ -31,21 +30,6 @@ export const pgSqlClient = (pool: pg.Pool): SqlClient => ({
   },
   async execute(text, params) {
     return (await pool.query(text, params as unknown[])).rowCount ?? 0;
-  },
-});
-
-export const pgliteSqlClient = (pglite: PGlite): SqlClient => ({
-  async query<Row>(text: string, params: readonly unknown[]) {
-    return (await pglite.query<Row>(text, params.map(realmSafeArg))).rows;
-  },
-  async execute(text, params) {
-    return (await pglite.query(text, params.map(realmSafeArg))).affectedRows ?? 0;
-  },
-  async copyRows(table, columns, rows) {
-    if (rows.length === 0) return 0;
-    const csv = rows.map(csvRecord).join('\n');
-    await pglite.query(`COPY "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`, [], { blob: new Blob([csv]) });
-    return rows.length;
   },
 });
 

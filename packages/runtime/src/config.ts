@@ -109,6 +109,7 @@ const envSchema = z.object({
   EMBEDDINGS_SCORE_CEILING: z.preprocess((v) => (v === '' || v === undefined ? 0.6 : Number(v)), z.number().min(-1).max(1)),
   RENDER_WAIT_MS: int(30_000, 0, 600_000),
   STYLE_PREVIEWS: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
+  EMBEDDED_DATABASE_THREAD: z.preprocess((v) => (v === '' || v === undefined ? 'off' : v), z.enum(['on', 'off'])),
   LOG_LEVEL: z.preprocess((v) => (v === '' || v === undefined ? 'info' : v), z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'])),
   LOG_FORMAT: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['json', 'pretty']).optional()),
   MONTHLY_GENERATIONS_HOBBY: int(DEFAULT_MONTHLY_GENERATIONS.hobby, 0),
@@ -153,7 +154,7 @@ export interface Config {
   dataDir: string;
   adminToken?: string;
   publicBaseUrl: string;
-  database: { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string };
+  database: { kind: 'postgres'; url: string; poolSize: number } | { kind: 'pglite'; dataDir: string; thread: boolean };
   redis?: { url: string; prefix: string };
   storage:
     | { kind: 'local'; root: string; publicBaseUrl: string }
@@ -369,7 +370,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     database: e.DATABASE_URL
       ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
-      : { kind: 'pglite', dataDir: resolve(dataDir, 'db') },
+      : { kind: 'pglite', dataDir: resolve(dataDir, 'db'), thread: e.EMBEDDED_DATABASE_THREAD === 'on' },
     redis: e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined,
     storage: e.S3_BUCKET
       ? {

@@ -231,11 +231,12 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const models = createModelRegistry(config.models.entries, config.models.defaultId);
   const breakerPolicy = config.models.breaker;
   const breaker = breakerPolicy && createBackendBreaker({ store: redis ? createRedisBreakerStore({ redis, prefix }) : createMemoryBreakerStore(), policy: breakerPolicy, now: () => now().getTime() });
-  const metrics = createMetrics({ queueDepth: () => queue.depth(), ...(breaker && { modelHealth: () => breaker.health(models.ids) }) });
+  const metrics = createMetrics({ queueDepth: () => queue.depth(), ...(breaker && { modelHealth: () => breaker.health(models.ids) }), ...(db.threadMemory && { databaseThreadMemory: db.threadMemory }) });
   const events = countCacheHits(createEventRecorder({
     write: (batch) => eventRepository.insertMany(batch),
     onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
-    // PGlite runs on this thread: one small batch at a time keeps each stall of the event loop short.
+    // PGlite runs one statement at a time (on its own thread): with one small batch in flight, a
+    // request's query never waits behind more than one analytics write.
     ...(db.kind === 'pglite' && { maxWritesInFlight: 1, batchSize: 100 }),
   }), metrics);
 

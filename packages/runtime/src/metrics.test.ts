@@ -36,6 +36,18 @@ describe('metrics', () => {
     expect(await text(metrics)).not.toContain('promptpix_queue_jobs{');
   });
 
+  it("reports the embedded database thread's memory when there is one, and nothing once it has stopped", async () => {
+    let memory: { heapTotal: number; heapUsed: number; external: number } | undefined = { heapTotal: 30e6, heapUsed: 12e6, external: 139e6 };
+    const metrics = createMetrics({ databaseThreadMemory: async () => memory });
+    const first = await text(metrics);
+    expect(first).toContain('promptpix_database_thread_memory_bytes{kind="heap_total"} 30000000');
+    expect(first).toContain('promptpix_database_thread_memory_bytes{kind="heap_used"} 12000000');
+    expect(first).toContain('promptpix_database_thread_memory_bytes{kind="external"} 139000000');
+    memory = undefined;
+    expect(await text(metrics)).not.toContain('promptpix_database_thread_memory_bytes{');
+    expect(await text(createMetrics())).not.toContain('promptpix_database_thread_memory_bytes');
+  });
+
   it('adds process metrics from the first scrape on', async () => {
     const metrics = createMetrics();
     expect(await text(metrics)).toContain('process_cpu_user_seconds_total');

@@ -45,6 +45,8 @@ export interface MetricsOptions {
   queueDepthTimeoutMs?: number;
   /** Read on every scrape into `promptpix_model_backend{model,state}` (the circuit breakers). */
   modelHealth?: () => Promise<Record<string, BackendHealth>>;
+  /** The embedded database thread's V8 heap and external memory (PGlite's), read on scrape. */
+  databaseThreadMemory?: () => Promise<{ heapTotal: number; heapUsed: number; external: number } | undefined>;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -99,6 +101,24 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         } catch {
           // Breaker store unreachable: no samples rather than a guess.
         }
+      },
+    });
+  }
+
+  const databaseThreadMemory = options.databaseThreadMemory;
+  if (databaseThreadMemory) {
+    new Gauge({
+      name: 'promptpix_database_thread_memory_bytes',
+      help: "The embedded database thread's memory: its V8 heap (total, used) and external (PGlite's WebAssembly memory); part of the process's RSS, not of nodejs_heap_size_* or nodejs_external_memory_bytes",
+      labelNames: ['kind'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        const memory = await withTimeout(databaseThreadMemory(), queueTimeoutMs).catch(() => undefined);
+        if (!memory) return;
+        this.set({ kind: 'heap_total' }, memory.heapTotal);
+        this.set({ kind: 'heap_used' }, memory.heapUsed);
+        this.set({ kind: 'external' }, memory.external);
       },
     });
   }

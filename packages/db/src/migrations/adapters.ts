@@ -9,6 +9,7 @@ import {
 } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { createPGlite, pgliteAdapterFactory, type PGlite } from '../pglite';
+import type { PGliteConnection } from '../pglite-connection';
 
 export interface ClosableAdapterFactory extends SqlMigrationAwareDriverAdapterFactory {
   /** Closes every connection this factory opened (not those it was given). */
@@ -36,7 +37,7 @@ function toDriverError(error: unknown): unknown {
  * awaiting it: a failing migration would be recorded as applied and the error would surface as an
  * unhandled rejection. This awaits the script and reports its error to the engine.
  */
-function awaitScripts(adapter: SqlDriverAdapter, pglite: PGlite): SqlDriverAdapter {
+export function awaitScripts(adapter: SqlDriverAdapter, pglite: PGlite): SqlDriverAdapter {
   adapter.executeScript = async (script: string) => {
     try {
       await pglite.exec(script);
@@ -48,19 +49,18 @@ function awaitScripts(adapter: SqlDriverAdapter, pglite: PGlite): SqlDriverAdapt
 }
 
 /**
- * PGlite: the main connection is the given instance (never closed here: its owner closes it);
- * each shadow database is a fresh in-memory PGlite with pg_trgm, closed when the engine lets go
- * of it or at close().
+ * PGlite: the main connection is the given database thread (its scripts are awaited and their
+ * errors mapped there, see pglite-thread.cjs) or an instance on this thread (`diff` uses one);
+ * never closed here: its owner closes it. Each shadow database is a fresh in-memory PGlite with
+ * pg_trgm on this thread, closed when the engine lets go of it or at close().
  */
-export function pgliteMigrationFactory(pglite: PGlite): ClosableAdapterFactory {
-  const main = pgliteAdapterFactory(pglite);
+export function pgliteMigrationFactory(target: PGliteConnection | PGlite): ClosableAdapterFactory {
+  const main = 'adapterFactory' in target ? target.adapterFactory : pgliteAdapterFactory(target);
   const shadows = new Set<PGlite>();
   return {
     provider: 'postgres',
     adapterName: main.adapterName,
-    async connect() {
-      return awaitScripts(await main.connect(), pglite);
-    },
+    connect: async () => ('adapterFactory' in target ? main.connect() : awaitScripts(await main.connect(), target)),
     async connectToShadowDb() {
       const shadow = await createPGlite();
       shadows.add(shadow);

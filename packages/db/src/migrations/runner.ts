@@ -52,12 +52,12 @@ async function withTargetEngine<T>(
   if (isDatabase(target)) {
     const handle = databaseHandle(target);
     if (!handle) throw new Error('migrateDatabase: this Database was not opened by openDatabase');
-    factory = handle.kind === 'postgres' ? postgresMigrationFactory(handle.url) : pgliteMigrationFactory(handle.pglite);
+    factory = handle.kind === 'postgres' ? postgresMigrationFactory(handle.url) : pgliteMigrationFactory(handle.connection);
   } else if (target.kind === 'postgres') {
     factory = postgresMigrationFactory(target.url);
   } else {
-    const shared = await acquirePGlite(target.dataDir);
-    factory = pgliteMigrationFactory(shared.pglite);
+    const shared = await acquirePGlite(target.dataDir, target.thread);
+    factory = pgliteMigrationFactory(shared.connection);
     release = shared.release;
   }
   try {
