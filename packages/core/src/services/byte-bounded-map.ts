@@ -1,5 +1,3 @@
-import { LRUCache } from 'lru-cache';
-
 /**
  * An upper estimate of the V8 heap bytes `value` holds (64-bit, no pointer compression, as Node
  * runs): strings at their real width (1 byte a character when every one fits Latin-1, else 2),
@@ -35,50 +33,62 @@ function stringBytes(s: string): number {
   return 32 + (TWO_BYTE.test(s) ? 2 : 1) * s.length;
 }
 
-/** What one entry costs in its map beyond its key and value (hash table slots, the entry record). */
+/** What one entry costs in its Map beyond its key and value (hash table slots, the entry record). */
 const ENTRY_OVERHEAD_BYTES = 96;
 
 /**
- * A string-keyed cache that holds at most `maxBytes` of keys and values (by `heapBytesOf` or the
- * caller's own `sizeOf`), dropping its least recently stored or touched entries to make room
- * (lru-cache's size accounting). An entry larger than a sixteenth of the budget is not kept at
- * all, so one caller cannot empty the cache of everyone else's entries with a single huge one.
+ * A string-keyed map that holds at most `maxBytes` of keys and values (by `heapBytesOf` or the
+ * caller's own `sizeOf`), dropping its oldest entries to make room. An entry larger than a
+ * sixteenth of the budget is not kept at all, so one caller cannot empty the cache of everyone
+ * else's entries with a single huge one.
  */
-export function createByteBoundedMap<V extends {}>(o: { maxBytes: number; sizeOf?: (value: V) => number }) {
+export function createByteBoundedMap<V>(o: { maxBytes: number; sizeOf?: (value: V) => number }) {
   const sizeOf = o.sizeOf ?? heapBytesOf;
-  const largest = Math.floor(o.maxBytes / 16);
-  const entries = new LRUCache<string, V>({
-    maxSize: o.maxBytes,
-    maxEntrySize: largest,
-    sizeCalculation: (value, key) => Math.max(1, Math.ceil(ENTRY_OVERHEAD_BYTES + stringBytes(key) + sizeOf(value))),
-  });
+  const largest = o.maxBytes / 16;
+  const entries = new Map<string, { value: V; bytes: number }>();
+  let bytes = 0;
+
+  const remove = (key: string) => {
+    const e = entries.get(key);
+    if (!e) return false;
+    entries.delete(key);
+    bytes -= e.bytes;
+    return true;
+  };
 
   return {
-    /** Reads without making the entry newer: only `touch` and `set` do. */
-    get: (key: string): V | undefined => entries.peek(key),
+    get: (key: string): V | undefined => entries.get(key)?.value,
 
     /** Stores `value` as the newest entry; false when it is too large to keep. */
     set(key: string, value: V): boolean {
-      entries.set(key, value);
-      return entries.has(key);
+      remove(key);
+      const size = ENTRY_OVERHEAD_BYTES + stringBytes(key) + sizeOf(value);
+      if (size > largest) return false;
+      while (bytes + size > o.maxBytes && entries.size > 0) remove(entries.keys().next().value as string);
+      entries.set(key, { value, bytes: size });
+      bytes += size;
+      return true;
     },
 
     /** Makes an entry the newest, so eviction takes it last. */
     touch(key: string): void {
-      entries.get(key);
+      const e = entries.get(key);
+      if (!e) return;
+      entries.delete(key);
+      entries.set(key, e);
     },
 
-    delete: (key: string): boolean => entries.delete(key),
+    delete: remove,
 
     /** Drops every entry `drop` is true for. */
     deleteWhere(drop: (value: V, key: string) => boolean): void {
-      for (const [key, value] of entries.entries()) if (drop(value, key)) entries.delete(key);
+      for (const [key, e] of entries) if (drop(e.value, key)) remove(key);
     },
 
     size: () => entries.size,
     /** The estimated bytes held now. */
-    bytes: () => entries.calculatedSize,
+    bytes: () => bytes,
   };
 }
 
-export type ByteBoundedMap<V extends {}> = ReturnType<typeof createByteBoundedMap<V>>;
+export type ByteBoundedMap<V> = ReturnType<typeof createByteBoundedMap<V>>;
