@@ -102,4 +102,18 @@ describe('group commit', () => {
     expect(await Promise.all([viaMicrotasks(0), viaMicrotasks(3), viaMicrotasks(7)])).toEqual([0, 3, 7]);
     expect(batches).toEqual([[0, 3, 7]]);
   });
+
+  it('a failure that is not an Error instance (a driver error from another realm) still rejects, with its code kept', async () => {
+    const tick = manual();
+    const call = createGroupCommit<number, number>({
+      maxItems: 10,
+      schedule: tick.schedule,
+      run: async () => {
+        throw { code: '22P02', message: 'invalid input syntax for type uuid' };
+      },
+    });
+    const answer = call(1);
+    tick.send();
+    await expect(answer).rejects.toMatchObject({ code: '22P02', message: 'invalid input syntax for type uuid' });
+  });
 });

@@ -21,6 +21,16 @@ export interface GroupCommitOptions<I, O> {
   schedule?(send: () => void): void;
 }
 
+/**
+ * DataLoader rejects a caller only for an Error instance; a driver's error from another realm
+ * (PGlite's) is not one, so it is wrapped with its own fields (the SQLSTATE `code`) kept.
+ */
+const asError = (error: unknown): Error => {
+  if (error instanceof Error) return error;
+  const message = typeof (error as { message?: unknown } | null)?.message === 'string' ? (error as { message: string }).message : String(error);
+  return Object.assign(new Error(message, { cause: error }), typeof error === 'object' ? error : {});
+};
+
 export function createGroupCommit<I, O>(o: GroupCommitOptions<I, O>): (item: I) => Promise<O> {
   async function run(items: readonly I[]): Promise<Array<O | Error>> {
     try {
@@ -28,7 +38,7 @@ export function createGroupCommit<I, O>(o: GroupCommitOptions<I, O>): (item: I) 
       return items.map((_, i) => (i < results.length ? results[i] : new Error(`group commit: no result for item ${i} of ${items.length}`)));
     } catch (error) {
       if (items.length > 1 && o.retryAlone?.(error)) return Promise.all(items.map((item) => run([item]).then(([result]) => result)));
-      const failure = error instanceof Error ? error : new Error(String(error));
+      const failure = asError(error);
       return items.map(() => failure);
     }
   }
