@@ -2,7 +2,8 @@
  * Failed jobs for operators and accounts (docs/operating/models.md, "Failed jobs"), on both
  * adapter sets: a job that fails for good is kept past the job store's hour, listed through the
  * operator API (paged, filtered) and the admin CLI with its reason and model, listed on the
- * account's own dashboard, and retried once as a new job charged like any fresh generation.
+ * account's own dashboard, and retried once as a new job charged like any fresh generation, by an
+ * operator or by the account from its dashboard (its own jobs only).
  */
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -116,5 +117,78 @@ describe.each(SHAPES)('failed jobs (%s)', (shape) => {
     expect(viaCli).toMatchObject({ retryOf: failedIds.second, jobId: expect.any(String) });
     expect((await service.waitForJob(viaCli.jobId, second.secretKey)).status).toBe('completed');
     expect((await service.admin('GET', `/admin/api/v1/failed-jobs?account=${second.handle}`)).body.data[0].retriedAs).toBe(viaCli.jobId);
+  });
+
+  /** A job of the account's that fails for good, once its row is kept (the worker writes it just after the job reads failed). */
+  async function failedJobOf(account: TestAccount, prompt: string): Promise<string> {
+    providerDown = true;
+    try {
+      const res = await fetch(`${service.baseUrl}/api/v1/generate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt, width: 256, height: 256 }),
+      });
+      const { jobId } = (await res.json()) as { jobId: string };
+      expect((await service.waitForJob(jobId, account.secretKey)).status).toBe('failed');
+      const deadline = Date.now() + 10_000;
+      while (!(await service.admin('GET', `/admin/api/v1/failed-jobs?account=${account.handle}`)).body.data.some((j: { jobId: string }) => j.jobId === jobId)) {
+        if (Date.now() > deadline) throw new Error(`failed job ${jobId} was not kept`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return jobId;
+    } finally {
+      providerDown = false;
+    }
+  }
+
+  it('lets an account retry its own failed job from the dashboard once, charged once; not another account\'s, not over quota', async () => {
+    const [owner, poor] = [await service.createAccount(), await service.createAccount({ monthlyGenerations: 1 })];
+    const ownJob = await failedJobOf(owner, 'a kite the owner retries');
+    const poorJob = await failedJobOf(poor, 'a kite past the quota');
+    const dashboard = await dashboardSessionFor(service, owner.handle);
+
+    const badId = await dashboard.post('/dashboard/api/failed-jobs/not.a.job/retry');
+    expect(badId.status).toBe(400);
+    expect(badId.body.details.fieldErrors.jobId).toBeDefined();
+    // Another account's job reads as unknown: a 404 whether or not it was retried already.
+    expect((await dashboard.post(`/dashboard/api/failed-jobs/${poorJob}/retry`)).status).toBe(404);
+    expect((await dashboard.post(`/dashboard/api/failed-jobs/${failedIds.first}/retry`)).status).toBe(404);
+    expect((await dashboard.post('/dashboard/api/failed-jobs/no-such-job/retry')).status).toBe(404);
+    // The dashboard's CSRF rule: a POST without the session's token is refused.
+    const noCsrf = await fetch(`${service.baseUrl}/dashboard/api/failed-jobs/${ownJob}/retry`, { method: 'POST', headers: { cookie: dashboard.cookie } });
+    expect(noCsrf.status).toBe(403);
+
+    expect(await quotaUsed(owner)).toBe(0);
+    const retried = await dashboard.post(`/dashboard/api/failed-jobs/${ownJob}/retry`);
+    expect(retried.status).toBe(202);
+    expect(retried.body).toMatchObject({ retryOf: ownJob, outcome: 'generated', jobId: expect.any(String) });
+    expect(retried.body.jobId).not.toBe(ownJob);
+    expect((await dashboard.get(`/dashboard/api/jobs/${retried.body.jobId}`)).body.jobId).toBe(retried.body.jobId);
+    expect((await service.waitForJob(retried.body.jobId, owner.secretKey)).status).toBe('completed');
+    expect(await quotaUsed(owner)).toBe(1);
+
+    const again = await dashboard.post(`/dashboard/api/failed-jobs/${ownJob}/retry`);
+    expect(again.status).toBe(409);
+    expect(again.body.retriedAs).toBe(retried.body.jobId);
+    expect((await service.admin('POST', `/admin/api/v1/failed-jobs/${ownJob}/retry`)).status).toBe(409);
+    expect(await quotaUsed(owner)).toBe(1);
+    expect((await dashboard.get('/dashboard/api/failed-jobs')).body.data).toEqual([expect.objectContaining({ jobId: ownJob, retriedAs: retried.body.jobId })]);
+
+    // Over quota: the public 402, and the job stays retryable once there is quota again.
+    const poorDashboard = await dashboardSessionFor(service, poor.handle);
+    const spent = await fetch(`${service.baseUrl}/api/v1/generate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${poor.secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'the one generation of the month', width: 256, height: 256 }),
+    });
+    expect((await service.waitForJob(((await spent.json()) as { jobId: string }).jobId, poor.secretKey)).status).toBe('completed');
+    const over = await poorDashboard.post(`/dashboard/api/failed-jobs/${poorJob}/retry`);
+    expect(over.status).toBe(402);
+    expect((await poorDashboard.get('/dashboard/api/failed-jobs')).body.data).toEqual([expect.objectContaining({ jobId: poorJob, retriedAs: null })]);
+
+    // A suspended account is signed out of the dashboard, so it cannot retry.
+    await service.admin('PATCH', `/admin/api/v1/accounts/${poor.handle}`, { monthlyGenerations: 10, status: 'suspended' });
+    expect((await poorDashboard.post(`/dashboard/api/failed-jobs/${poorJob}/retry`)).status).toBe(401);
+    expect(await quotaUsed(poor)).toBe(1);
   });
 });

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { accountStatusError, AppError, fieldError, type PlanName } from '@promptpix/core';
+import { accountStatusError, AppError, fieldError, type Caller, type PlanName } from '@promptpix/core';
 import type { FailedJobRow } from '@promptpix/db';
 import type { GatewayDeps } from '../deps';
 import { chosenModel } from '../http/model-choice';
+import { JOB_ID } from '../http/routes/jobs';
 
 /** One failed job as the operator API and the dashboard show it. */
 export const failedJobView = (row: FailedJobRow) => ({
@@ -47,14 +48,23 @@ export async function listFailedJobs(deps: Pick<GatewayDeps, 'failedJobs'>, acco
   return { data: page.map(failedJobView), nextCursor: rows.length > q.limit ? encodeCursor(page[page.length - 1]) : null };
 }
 
+/** Who retries: the operator (no scope), or an account (its own jobs only, under its cap on jobs in progress). */
+export interface RetryScope {
+  /** Only this account's failed jobs; another account's is a 404, as an unknown id. */
+  accountId?: string;
+  caller?: Caller;
+}
+
 /**
- * An operator's retry: a new job for the same request, started like any other (DECISIONS,
- * "Generation, caching, jobs"): a fresh generation reserves a quota unit (refunded if it fails),
- * a cache hit is free, an identical job in flight is joined. One retry per failed job.
+ * A retry, by an operator or by the account from its dashboard: a new job for the same request,
+ * started like any other (DECISIONS, "Generation, caching, jobs"): a fresh generation reserves a
+ * quota unit (refunded if it fails), a cache hit is free, an identical job in flight is joined.
+ * One retry per failed job.
  */
-export async function retryFailedJob(deps: Pick<GatewayDeps, 'failedJobs' | 'accounts' | 'generations' | 'models'>, jobId: string) {
+export async function retryFailedJob(deps: Pick<GatewayDeps, 'failedJobs' | 'accounts' | 'generations' | 'models'>, jobId: string, scope: RetryScope = {}) {
+  if (!JOB_ID.test(jobId)) throw fieldError('jobId', 'Expected a job id: 1 to 100 letters, digits and dashes');
   const row = await deps.failedJobs.find(jobId);
-  if (!row) throw new AppError('not_found', 'No failed job with this id is kept');
+  if (!row || (scope.accountId !== undefined && row.accountId !== scope.accountId)) throw new AppError('not_found', 'No failed job with this id is kept');
   const account = await deps.accounts.findById(row.accountId);
   if (!account) throw new AppError('not_found', 'No failed job with this id is kept');
   const shutOut = accountStatusError(account.status);
@@ -68,7 +78,7 @@ export async function retryFailedJob(deps: Pick<GatewayDeps, 'failedJobs' | 'acc
   }
   let started;
   try {
-    started = await deps.generations.start({ ...account, plan: account.plan as PlanName }, row.request);
+    started = await deps.generations.start({ ...account, plan: account.plan as PlanName }, row.request, scope.caller ? { caller: scope.caller } : {});
   } catch (error) {
     await deps.failedJobs.settleRetry(jobId, claim, null);
     throw error;

@@ -51,6 +51,7 @@
  *   GET    /dashboard/api/usage?days=30                       → UsageView
  *   GET    /dashboard/api/usage.csv?days=30                   → text/csv: date,generations,cache_hits,impressions,clicks
  *   GET    /dashboard/api/failed-jobs?model&since&cursor&limit → FailedJobPage (the account's jobs that failed for good, newest first)
+ *   POST   /dashboard/api/failed-jobs/:jobId/retry           → 202 FailedJobRetried (once per job: 409 with `retriedAs`; quota counted, 402 when used up)
  *
  *   Playground (./api/playground.ts)
  *   POST   /dashboard/api/playground  PlaygroundInput      → 202 PlaygroundAccepted (a job; quota counted as POST /api/v1/generate)
@@ -303,7 +304,7 @@ export interface FailedJobView {
   height: number;
   createdAt: string;
   failedAt: string;
-  /** The job an operator's retry started, if any. */
+  /** The job a retry (the account's or an operator's) started, if any. */
   retriedAs: string | null;
   retriedAt: string | null;
 }
@@ -311,4 +312,12 @@ export interface FailedJobView {
 export interface FailedJobPage {
   data: FailedJobView[];
   nextCursor: string | null;
+}
+
+/** A retry's new job: a fresh generation (quota counted), a cache hit or variant of a stored image, or a joined job in flight. */
+export interface FailedJobRetried {
+  jobId: string;
+  retryOf: string;
+  status: JobView['status'];
+  outcome: 'generated' | 'cached' | 'derived' | 'joined';
 }

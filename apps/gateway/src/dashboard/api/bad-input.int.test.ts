@@ -71,9 +71,16 @@ describe('dashboard and operator API: bad input never yields a 500', () => {
     ['GET', '/admin/api/v1/accounts/HANDLE/analytics/export?from=0000-01-01', 400],
     ['GET', '/admin/api/v1/accounts/HANDLE/analytics/export?to=%2B010000-01-01T00:00:00Z', 400],
     ['POST', '/admin/api/v1/queue/failed/a%00b/retry', 404],
+    ['POST', '/admin/api/v1/failed-jobs/a%00b/retry', 400],
   ])('operator %s %s → %d', async (method, path, status) => {
     const res = await service.admin(method, path.replace('HANDLE', account.handle));
     expect(res.status).toBe(status);
+  });
+
+  it.each(['a%00b', 'a.b', 'x'.repeat(101)])('dashboard retry of failed job %s is a 400 naming jobId', async (jobId) => {
+    const res = await me.post(`/dashboard/api/failed-jobs/${jobId}/retry`);
+    expect(res.status).toBe(400);
+    expect(res.body.details.fieldErrors.jobId).toBeDefined();
   });
 
   it('random strings in every field of a style, a key and a character', async () => {

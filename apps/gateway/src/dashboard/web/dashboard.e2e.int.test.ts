@@ -2,7 +2,7 @@
  * The account dashboard end to end in a real browser (Debian's Chromium via playwright-core):
  * a pending account signs in from the e-mailed link and waits; once approved it signs in again,
  * creates a key, finds its generated image, pins it, saves it as a permalink, regenerates it, uploads
- * a character, exports its usage and signs out; the keyboard alone reaches the nav and the image
+ * a character, retries a failed job, exports its usage and signs out; the keyboard alone reaches the nav and the image
  * dialog; a used and an expired sign-in link each say so and lead to a new one. Every page is
  * screenshotted to test-artifacts/dashboard-*.png and checked with axe-core (no violation above
  * minor). The page must log no unexpected error, violate no CSP directive and load nothing from
@@ -217,11 +217,34 @@ describe('the account dashboard in a browser', () => {
     await page.locator('.own-styles li', { hasText: 'brand-flat' }).waitFor();
     await capture(page, 'styles', 'styles');
 
-    // Usage: the quota, charts and a CSV export.
+    // Usage: the quota, charts, a failed job retried from its card, and a CSV export. The failed
+    // job is written as the worker writes one when a provider fails for good.
+    const account = (await service.infra.accounts.findByHandle(handle))!;
+    const failedAt = new Date();
+    await service.infra.failedJobs.record({
+      jobId: `failed-${process.pid}`,
+      accountId: account.id,
+      model: 'procedural',
+      reason: 'provider returned HTTP 503',
+      request: { prompt: 'a paper boat that failed once', strength: 0.7, width: 256, height: 256, format: 'webp' },
+      createdAt: failedAt,
+      failedAt,
+    });
     await page.getByRole('link', { name: 'Usage' }).click();
     await page.locator('.chart-svg').first().waitFor();
     await expect(page.locator('.chart-svg').count()).resolves.toBe(4);
+    const failedRow = page.locator('tr', { hasText: 'a paper boat that failed once' });
+    await expect(failedRow.getByText('provider returned HTTP 503').count()).resolves.toBe(1);
+    await expect(failedRow.getByText('procedural').count()).resolves.toBe(1);
     await capture(page, 'usage', 'usage');
+    const quotaValue = page.locator('.stat-quota .stat-value');
+    const usedBefore = Number((await quotaValue.textContent())!.trim().split(/\s/)[0]);
+    await failedRow.getByRole('button', { name: /^Retry/ }).click();
+    await failedRow.getByRole('link', { name: 'Open the new image' }).waitFor();
+    // Charged like a new generation, and the quota card says so.
+    await page.locator('.stat-quota .stat-value', { hasText: new RegExp(`^\\s*${usedBefore + 1}\\s*/`) }).waitFor();
+    await expect(failedRow.getByRole('button', { name: /^Retry/ }).count()).resolves.toBe(0);
+    await capture(page, 'usage-retried', 'usage after a retry');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
     const csv = readFileSync((await download.path())!, 'utf8');
     expect(csv.split(/\r?\n/)[0]).toBe('date,generations,cache_hits,impressions,clicks');

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import type { FailedJobPage, UsageDay, UsageView } from '../../../contract';
+import type { FailedJobPage, FailedJobRetried, FailedJobView, UsageDay, UsageView } from '../../../contract';
+import { api } from '../api';
 import { BASE } from '../router';
-import { Card, Field, Loaded, PageHeader, formatDate, formatNumber, useResource } from '../ui';
+import { Card, ErrorAlert, Field, JobProgress, Link, Loaded, PageHeader, formatDate, formatNumber, useAction, useJob, useResource } from '../ui';
 
 const PLAN_LABEL: Record<string, string> = { free: 'Free', hobby: 'Hobby', pro: 'Pro', business: 'Business', enterprise: 'Enterprise' };
 
@@ -57,38 +58,80 @@ function BarChart({ days, metric, label, tone }: { days: UsageDay[]; metric: Met
   );
 }
 
-/** The account's jobs that failed for good (newest first), with the reason each caller read; a failed job is not charged. */
-function FailedJobs() {
+/**
+ * A failed job's Retry: a new job for the same request (a fresh generation counts toward the
+ * quota), followed to its end with a link to the new image; once per failed job.
+ */
+function RetryFailedJob({ job, onRetried }: { job: FailedJobView; onRetried: (retriedAs: string) => void }) {
+  const { job: retry, restart, follow } = useJob();
+  const { busy, error, run } = useAction();
+  const start = () => {
+    restart();
+    return run(async () => {
+      const retried = await api<FailedJobRetried>('POST', `${BASE}/api/failed-jobs/${encodeURIComponent(job.jobId)}/retry`);
+      onRetried(retried.jobId);
+      await follow(retried.jobId);
+    });
+  };
+  if (job.retriedAs && !busy && !retry) return <span class="muted small">Retried</span>;
+  return (
+    <div class="failed-job-retry" aria-live="polite">
+      {!job.retriedAs && (
+        <button type="button" class="btn btn-secondary btn-small" disabled={busy} onClick={() => void start()} aria-label={`Retry the job “${job.prompt}”`}>
+          {busy ? 'Retrying…' : 'Retry'}
+        </button>
+      )}
+      {retry && <JobProgress job={retry} />}
+      {retry?.status === 'failed' && <p class="alert alert-error">The retry failed: {retry.error ?? 'unknown error'}</p>}
+      {retry?.status === 'completed' && retry.imageId && <Link href={`${BASE}/images/${encodeURIComponent(retry.imageId)}`}>Open the new image</Link>}
+      <ErrorAlert error={error} />
+    </div>
+  );
+}
+
+/** The account's jobs that failed for good (newest first), with the reason each caller read and a Retry; a failed job is not charged. */
+function FailedJobs({ onRetried }: { onRetried: () => void }) {
   const failed = useResource<FailedJobPage>(`${BASE}/api/failed-jobs?limit=20`);
+  const markRetried = (jobId: string, retriedAs: string) => {
+    onRetried();
+    failed.setData((page) => ({ nextCursor: page?.nextCursor ?? null, data: (page?.data ?? []).map((j) => (j.jobId === jobId ? { ...j, retriedAs, retriedAt: new Date().toISOString() } : j)) }));
+  };
   return (
     <Card title="Failed jobs">
       <Loaded resource={failed} label="Loading failed jobs…" empty={(page) => page.data.length === 0 && <p class="muted">No failed jobs. A job that fails is not charged.</p>}>
         {(page) => (
-          <div class="table-wrap">
-            <table class="table">
-              <caption class="sr-only">Failed jobs, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Failed</th>
-                  <th scope="col">Prompt</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.map((job) => (
-                  <tr key={job.jobId}>
-                    <td data-label="Failed">{formatDate(job.failedAt, true)}</td>
-                    <td data-label="Prompt">{job.prompt}</td>
-                    <td data-label="Model" class="code">
-                      {job.model}
-                    </td>
-                    <td data-label="Reason">{job.reason}{job.retriedAs && <span class="muted small"> · retried</span>}</td>
+          <>
+            <p class="muted small">A job that fails is not charged. Retry starts a new job for the same request; it counts toward your quota like any new generation.</p>
+            <div class="table-wrap">
+              <table class="table">
+                <caption class="sr-only">Failed jobs, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Failed</th>
+                    <th scope="col">Prompt</th>
+                    <th scope="col">Model</th>
+                    <th scope="col">Reason</th>
+                    <th scope="col">Retry</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {page.data.map((job) => (
+                    <tr key={job.jobId}>
+                      <td data-label="Failed">{formatDate(job.failedAt, true)}</td>
+                      <td data-label="Prompt">{job.prompt}</td>
+                      <td data-label="Model" class="code">
+                        {job.model}
+                      </td>
+                      <td data-label="Reason">{job.reason}</td>
+                      <td data-label="Retry">
+                        <RetryFailedJob job={job} onRetried={(retriedAs) => markRetried(job.jobId, retriedAs)} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
         )}
       </Loaded>
     </Card>
@@ -161,7 +204,8 @@ export function UsagePage() {
           </>
         )}
       </Loaded>
-      <FailedJobs />
+      {/* A retry's fresh generation takes a quota unit: the stats above read it again. */}
+      <FailedJobs onRetried={usage.reload} />
     </>
   );
 }
