@@ -21,11 +21,13 @@ export const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
 
 /** glibc's malloc arenas, as the start scripts and the images cap them (2); BENCH: set MALLOC_ARENA_MAX to compare. */
 export const MALLOC_ENV = { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || '2' };
-/** What `npm start` adds for the embedded server: freed blocks of 128 kB or more go back to the system. */
-export const EMBEDDED_MALLOC_ENV = {
+/** What `npm start` adds for the embedded server: freed blocks of 128 kB or more go back to the system, and V8's old generation is capped. */
+export const EMBEDDED_START_ENV = {
   ...MALLOC_ENV,
   MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ || '131072',
   MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ || '131072',
+  // `npm start`'s heap limit; BENCH: set BENCH_EMBEDDED_NODE_OPTIONS to compare ('' runs without it).
+  NODE_OPTIONS: process.env.BENCH_EMBEDDED_NODE_OPTIONS ?? '--max-old-space-size=128',
 };
 
 /** The gateway's heap limit, as `npm run start:gateway` and the gateway image set it. */

@@ -13,7 +13,7 @@ import { http, operatorApi, publicApi } from '../api';
 import type { Ctx } from '../context';
 import { memorySplit, splitText, type MemorySplit } from '../memory';
 import { logTail, sampleRss, sleep, startChild, waitFor } from '../proc';
-import { BUNDLE_NODE_ARGS, bundle, EMBEDDED_MALLOC_ENV, freePort } from '../stack';
+import { BUNDLE_NODE_ARGS, bundle, EMBEDDED_START_ENV, freePort } from '../stack';
 
 export interface EmbeddedMemoryResult {
   generations: number;
@@ -47,7 +47,7 @@ export async function runEmbeddedMemory(ctx: Ctx): Promise<EmbeddedMemoryResult>
       PUBLIC_BASE_URL: base,
       ADMIN_TOKEN: adminToken,
       LOG_LEVEL: 'warn',
-      ...EMBEDDED_MALLOC_ENV,
+      ...EMBEDDED_START_ENV,
     },
     logDir: dir,
   });

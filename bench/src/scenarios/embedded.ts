@@ -11,7 +11,7 @@ import { withEventLoopDelay, type EventLoopDelay } from '../event-loop';
 import { runAutocannon, type LoadTarget } from '../load';
 import { measure, type Measurement } from '../measure';
 import { logLevels, logTail, readCpuMs, startChild, waitFor } from '../proc';
-import { EMBEDDED_MALLOC_ENV, freePort } from '../stack';
+import { EMBEDDED_START_ENV, freePort } from '../stack';
 
 export interface EmbeddedPhaseResult {
   embed: Measurement;
@@ -43,7 +43,7 @@ export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Prom
   const child = startChild({
     name: 'embedded',
     script: 'apps/server/src/main.ts',
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...EMBEDDED_MALLOC_ENV, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ADMIN_TOKEN: stack.adminToken, PORT: String(port), PUBLIC_BASE_URL: base, MAX_KEYS_PER_ACCOUNT: '1000' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...EMBEDDED_START_ENV, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ADMIN_TOKEN: stack.adminToken, PORT: String(port), PUBLIC_BASE_URL: base, MAX_KEYS_PER_ACCOUNT: '1000' },
     logDir: stack.logDir,
   });
   try {

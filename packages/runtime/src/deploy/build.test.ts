@@ -88,18 +88,23 @@ it('npm start, the start:* scripts, admin and db:migrate run the bundles with pl
   expect(scripts['start:worker']).toBe('MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} exec node --enable-source-maps dist/worker.js');
   // The gateway also runs under a heap limit, placed first in NODE_OPTIONS so an operator's own wins.
   expect(scripts['start:gateway']).toBe(`MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} NODE_OPTIONS="--max-old-space-size=128 \${NODE_OPTIONS:-}" exec node --enable-source-maps dist/gateway.js`);
-  // The embedded server also returns freed large blocks to the system (docs/performance.md, "The embedded default").
-  expect(scripts.start).toBe('MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-131072} MALLOC_TRIM_THRESHOLD_=${MALLOC_TRIM_THRESHOLD_:-131072} exec node --enable-source-maps dist/server.js');
+  // The embedded server also returns freed large blocks to the system and runs under the same heap
+  // limit (docs/performance.md, "The embedded default").
+  expect(scripts.start).toBe(`MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} MALLOC_MMAP_THRESHOLD_=\${MALLOC_MMAP_THRESHOLD_:-131072} MALLOC_TRIM_THRESHOLD_=\${MALLOC_TRIM_THRESHOLD_:-131072} NODE_OPTIONS="--max-old-space-size=128 \${NODE_OPTIONS:-}" exec node --enable-source-maps dist/server.js`);
   for (const [script, bundle] of [['admin', 'admin'], ['db:migrate', 'migrate']]) expect(scripts[script]).toBe(`node --enable-source-maps dist/${bundle}.js`);
   for (const script of ['start', 'start:gateway', 'start:worker', 'admin', 'db:migrate']) expect(scripts[`pre${script}`]).toBe('node scripts/build.mjs --if-stale');
   expect(scripts.build).toBe('node scripts/build.mjs');
   expect(Object.keys(pkg.dependencies)).not.toContain('tsx');
 });
 
-it("start:gateway's heap limit is the default, and an operator's NODE_OPTIONS overrides it", () => {
-  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start:gateway'];
+it.each([
+  ['start:gateway', 'gateway'],
+  ['start', 'server'],
+])("%s's heap limit is the default, and an operator's NODE_OPTIONS overrides it", (name, bundle) => {
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[name];
   // The script as npm's shell runs it, with the bundle swapped for a print of V8's heap limit.
-  const probe = script.replace('--enable-source-maps dist/gateway.js', `-e "console.log(require('v8').getHeapStatistics().heap_size_limit / 2 ** 20)"`);
+  const probe = script.replace(`--enable-source-maps dist/${bundle}.js`, `-e "console.log(require('v8').getHeapStatistics().heap_size_limit / 2 ** 20)"`);
+  expect(probe).not.toBe(script);
   const heapLimitMb = (nodeOptions?: string) => {
     const env = { ...process.env };
     delete env.NODE_OPTIONS;
