@@ -11,7 +11,7 @@ import { withEventLoopDelay, type EventLoopDelay } from '../event-loop';
 import { runAutocannon, type LoadTarget } from '../load';
 import { measure, type Measurement } from '../measure';
 import { logLevels, logTail, readCpuMs, startChild, waitFor } from '../proc';
-import { EMBEDDED_START_ENV, freePort } from '../stack';
+import { BUNDLE_NODE_ARGS, bundle, EMBEDDED_START_ENV, freePort } from '../stack';
 
 export interface EmbeddedPhaseResult {
   embed: Measurement;
@@ -39,10 +39,11 @@ export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Prom
   const base = `http://127.0.0.1:${port}`;
   const dataDir = join(stack.dataDir, '..', 'embedded');
   mkdirSync(dataDir, { recursive: true });
-  // What `npm start` runs, with nothing configured but a port, a data dir and the operator token.
+  // What `npm start` runs (the bundle on plain node), with nothing configured but a port, a data dir and the operator token.
   const child = startChild({
     name: 'embedded',
-    script: 'apps/server/src/main.ts',
+    ...bundle('server'),
+    nodeArgs: BUNDLE_NODE_ARGS,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...EMBEDDED_START_ENV, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ADMIN_TOKEN: stack.adminToken, PORT: String(port), PUBLIC_BASE_URL: base, MAX_KEYS_PER_ACCOUNT: '1000' },
     logDir: stack.logDir,
   });
