@@ -23,17 +23,13 @@ function heapUsed(): number {
 
 const MiB = 2 ** 20;
 const BUDGET = 8 * MiB;
-/**
- * The lower bound only shows the cache really holds its entries. It is loose on purpose: in a full
- * run, memory that earlier test files in the same Jest worker leave behind can be freed during the
- * fill (the cache memo measured 1.2 MiB of growth there against 5.6 alone).
- */
-const LOWEST_SHARE = 0.05;
+// Only an upper bound: in a full run, memory that earlier test files in the same Jest worker still
+// held at the baseline can be freed during the fill (the cache memo's growth read 1.2 MiB, and once
+// -16 MiB, against 5.6 MiB alone), so a lower bound on the growth cannot be asserted reliably here.
 
 /**
  * Fills a cache with entries until it has dropped some, then checks the heap it really holds:
- * never more than its byte budget (plus 10% and 1 MiB of measuring noise), and not so far below
- * it that the estimate is useless.
+ * never more than its byte budget (plus 10% and 1 MiB of measuring noise).
  */
 async function heapGrowthWhenFull(fill: (i: number) => Promise<void> | void, full: () => boolean) {
   const before = heapUsed();
@@ -151,7 +147,6 @@ describe('the gateway caches stay within their byte budgets on the real heap', (
     );
     expect(memo.bytes()).toBeLessThanOrEqual(BUDGET);
     expect(growth).toBeLessThanOrEqual(BUDGET * 1.1 + MiB);
-    expect(growth).toBeGreaterThan(BUDGET * LOWEST_SHARE);
   });
 
   it('the key cache: a flood of unknown keys, and keys with their accounts', async () => {
@@ -185,7 +180,6 @@ describe('the gateway caches stay within their byte budgets on the real heap', (
       () => cache.size() > 0 && cache.size() < 5_000 && cache.bytes() > BUDGET * 0.9,
     );
     expect(growth).toBeLessThanOrEqual(BUDGET * 1.1 + MiB);
-    expect(growth).toBeGreaterThan(BUDGET * LOWEST_SHARE);
   });
 
   it('the permalink cache: 200-character handles and names that match nothing, and permalinks of many images', async () => {
@@ -206,7 +200,6 @@ describe('the gateway caches stay within their byte budgets on the real heap', (
       () => cache.bytes() > BUDGET * 0.9,
     );
     expect(growth).toBeLessThanOrEqual(BUDGET * 1.1 + MiB);
-    expect(growth).toBeGreaterThan(BUDGET * LOWEST_SHARE);
   });
 
   it('the prompt safety verdicts: 2,000-character two-byte prompts', () => {
@@ -216,7 +209,6 @@ describe('the gateway caches stay within their byte budgets on the real heap', (
     for (let i = 0; i < 3_000; i++) safety.check(flat(`${i} ${'ж'.repeat(1995)}`), 'kids');
     const growth = heapUsed() - before;
     expect(growth).toBeLessThanOrEqual(BUDGET * 1.1 + MiB);
-    expect(growth).toBeGreaterThan(BUDGET * LOWEST_SHARE);
   });
 
   it('the recent quota: one entry per account', async () => {
