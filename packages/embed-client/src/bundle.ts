@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 
 export interface ServiceClientBundle {
   code: string;
@@ -20,6 +19,8 @@ export interface ServiceClientBundle {
 export const BROWSER_TARGET = ['es2020'];
 
 export async function buildServiceClient(): Promise<ServiceClientBundle> {
+  // esbuild's JavaScript API is loaded at the first build, not at start (a few MB resident).
+  const { build } = require('esbuild') as typeof import('esbuild');
   const result = await build({
     entryPoints: [join(__dirname, 'browser', 'main.ts')],
     bundle: true,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
+import { loadSharp } from './sharp';
 import type { ImageFormat } from '@promptpix/contracts';
 
 export const CONTENT_TYPES: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
@@ -19,7 +19,7 @@ export class ImageDecodeError extends Error {
 
 /** Cover-crops to exactly width×height and encodes. A broken input fails here, not the process. */
 export async function encodeImage(input: Buffer, target: { width: number; height: number; format: ImageFormat }): Promise<EncodedImage> {
-  const pipeline = sharp(input, { failOn: 'error' }).resize(target.width, target.height, { fit: 'cover', position: 'attention' });
+  const pipeline = loadSharp()(input, { failOn: 'error' }).resize(target.width, target.height, { fit: 'cover', position: 'attention' });
   const encoded =
     target.format === 'png'
       ? pipeline.png({ compressionLevel: 6 })

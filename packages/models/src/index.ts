@@ -5,3 +5,4 @@ export * from './encode';
 export * from './previews';
 export * from './meaning';
 export * from './registry';
+export { loadSharp } from './sharp';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
+import { loadSharp } from './sharp';
 import type { ImageModel } from '@promptpix/core/src/ports/model';
 import type { Storage } from '@promptpix/core/src/ports/storage';
 
@@ -94,7 +94,7 @@ export const createStylePreviewer = (d: StylePreviewerDeps): StylePreviewer => {
       width: PREVIEW_SIZE,
       height: PREVIEW_SIZE,
     });
-    const webp = await sharp(image.data, { failOn: 'error' })
+    const webp = await loadSharp()(image.data, { failOn: 'error' })
       .resize(PREVIEW_SIZE, PREVIEW_SIZE, { fit: 'cover', position: 'attention' })
       .webp({ quality: 82, effort: 4 })
       .toBuffer();

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
 import { fieldError, type Storage } from '@promptpix/core';
+import { loadSharp } from '@promptpix/models';
 
 const MAX_BYTES = 8 * 1024 * 1024;
 const MAX_SIDE = 4096;
@@ -25,7 +25,7 @@ export async function storeReferenceImages(storage: Storage, images: string[]): 
     const bytes = decode(value);
     if (!bytes || bytes.length === 0) throw fieldError(field, 'Expected a base64 image or a data: URL');
     if (bytes.length > MAX_BYTES) throw fieldError(field, 'Image larger than 8 MB');
-    const meta = await sharp(bytes, { failOn: 'error' })
+    const meta = await loadSharp()(bytes, { failOn: 'error' })
       .metadata()
       .catch(() => null);
     if (!meta?.format || !(meta.format in FORMATS)) throw fieldError(field, 'Expected a PNG, JPEG or WebP image');

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../sharp';
 import type { CharacterReferenceInput, ModelImage, ReferencePreparation } from '@promptpix/core/src/ports/model';
 import { hash32 } from './prng';
 
@@ -12,7 +12,7 @@ const distance = (a: Rgb, b: Rgb) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1
 export async function characterPalette(character: CharacterReferenceInput): Promise<[string, string, string]> {
   const colours: Rgb[] = [];
   for (const image of character.images.slice(0, 4)) {
-    const { data } = await sharp(image, { failOn: 'error' }).removeAlpha().resize(4, 4, { fit: 'cover' }).raw().toBuffer({ resolveWithObject: true });
+    const { data } = await loadSharp()(image, { failOn: 'error' }).removeAlpha().resize(4, 4, { fit: 'cover' }).raw().toBuffer({ resolveWithObject: true });
     for (let i = 0; i + 2 < data.length; i += 3) colours.push([data[i], data[i + 1], data[i + 2]]);
   }
   if (colours.length === 0) {
@@ -78,11 +78,11 @@ export async function prepareProceduralReference(input: ReferencePreparation): P
   const palette = await characterPalette(input.character);
   const svg = characterFigureSvg(palette, size, size, input.seed);
   const look = FAMILY_TINT[input.family] ?? FAMILY_TINT.photographic;
-  let image = sharp({ create: { width: size, height: size, channels: 3, background: '#f4f1ea' } })
+  let image = loadSharp()({ create: { width: size, height: size, channels: 3, background: '#f4f1ea' } })
     .composite([{ input: Buffer.from(svg) }])
     .png();
   let data = await image.toBuffer();
-  image = sharp(data).modulate(look.modulate);
+  image = loadSharp()(data).modulate(look.modulate);
   if (look.blur) image = image.blur(look.blur);
   if (look.posterize) image = image.png({ palette: true, colours: 12 });
   data = await image.png().toBuffer();

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from '../sharp';
 import type { ImageModel, ModelImage, ModelRequest } from '@promptpix/core/src/ports/model';
 import { characterFigureSvg, characterPalette, prepareProceduralReference } from './character';
 import { composeScene } from './scene';
@@ -57,11 +57,11 @@ const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
 export const renderProcedural = async (request: ModelRequest): Promise<ModelImage> => {
   const { width, height } = request;
   const { svg } = composeScene(request);
-  let rendered = sharp(Buffer.from(svg), { failOn: 'error' });
+  let rendered = loadSharp()(Buffer.from(svg), { failOn: 'error' });
   if (request.character) {
     // The character stands in the foreground, in the colours of its (original or prepared) references.
     const figure = characterFigureSvg(await characterPalette(request.character), width, height, request.seed);
-    rendered = sharp(await rendered.composite([{ input: Buffer.from(figure) }]).png({ compressionLevel: 1 }).toBuffer());
+    rendered = loadSharp()(await rendered.composite([{ input: Buffer.from(figure) }]).png({ compressionLevel: 1 }).toBuffer());
   }
   const styled = await applyRecipe(rendered, recipeFor(request.style), request.strength, { width, height });
   // An intermediate the worker re-encodes: fast compression beats small bytes here.

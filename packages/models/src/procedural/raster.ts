@@ -1,4 +1,5 @@
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
+import { loadSharp } from '../sharp';
 import { createRng, hash32 } from './prng';
 
 /**
@@ -80,10 +81,10 @@ export const rasterOf = async (image: Sharp): Promise<Raster> => {
   return { width: info.width, height: info.height, data: view(data) };
 };
 
-export const sharpOf = (r: Raster): Sharp => sharp(r.data, { raw: { width: r.width, height: r.height, channels: 3 } });
+export const sharpOf = (r: Raster): Sharp => loadSharp()(r.data, { raw: { width: r.width, height: r.height, channels: 3 } });
 
 const through = async <T extends Raster | Plane>(img: T, channels: 1 | 3, op: (s: Sharp) => Sharp): Promise<T> => {
-  const pipeline = op(sharp(img.data, { raw: { width: img.width, height: img.height, channels } }));
+  const pipeline = op(loadSharp()(img.data, { raw: { width: img.width, height: img.height, channels } }));
   // sharp writes one-channel input back out as sRGB unless told to keep the single band.
   const out = await (channels === 1 ? pipeline.toColourspace('b-w') : pipeline).raw().toBuffer();
   if (out.length !== img.width * img.height * channels) throw new Error(`sharp returned ${out.length} bytes, expected ${img.width * img.height * channels}`);
@@ -165,7 +166,7 @@ export const resizePlane = (p: Plane, width: number, height: number): Plane => {
 
 /** Resizes to exactly width×height. `nearest` keeps hard pixel edges. */
 export const resize = (r: Raster, width: number, height: number, kernel: 'nearest' | 'linear' | 'cubic'): Promise<Raster> =>
-  sharp(r.data, { raw: { width: r.width, height: r.height, channels: 3 } })
+  loadSharp()(r.data, { raw: { width: r.width, height: r.height, channels: 3 } })
     .resize(width, height, { fit: 'fill', kernel })
     .raw()
     .toBuffer()

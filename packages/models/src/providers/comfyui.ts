@@ -6,7 +6,7 @@
  * for a running prompt, `POST /queue {delete}` for a queued one).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import sharp from 'sharp';
+import { loadSharp } from '../sharp';
 import WebSocket from 'ws';
 import { TransientModelError, type ModelImage, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
 import { a1111Size } from './a1111';
@@ -206,13 +206,13 @@ function openSocket(url: string, workflow: ComfyWorkflow, onProgress: (p: ModelP
 async function uploadable(data: Buffer): Promise<{ bytes: Buffer; ext: string; type: string }> {
   let format: string | undefined;
   try {
-    format = (await sharp(data, { failOn: 'error' }).metadata()).format;
+    format = (await loadSharp()(data, { failOn: 'error' }).metadata()).format;
   } catch (error) {
     throw new PermanentModelError(`comfyui: the reference image cannot be read (${(error as Error).message})`, { cause: error });
   }
   if (format === 'png' || format === 'webp') return { bytes: data, ext: format, type: `image/${format}` };
   if (format === 'jpeg') return { bytes: data, ext: 'jpg', type: 'image/jpeg' };
-  return { bytes: await sharp(data).png().toBuffer(), ext: 'png', type: 'image/png' };
+  return { bytes: await loadSharp()(data).png().toBuffer(), ext: 'png', type: 'image/png' };
 }
 
 export function createComfyUIModel(config: ComfyUIModelConfig): ReferenceImageModel & { readonly placements: Placements } {

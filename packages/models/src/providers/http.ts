@@ -4,7 +4,7 @@
  * and network errors (Retry-After honoured), and errors turned into readable messages:
  * `<provider>: HTTP <status>: <provider's message>`.
  */
-import sharp from 'sharp';
+import { loadSharp } from '../sharp';
 import { TransientModelError, type ModelImage } from '@promptpix/core/src/ports/model';
 import { PermanentModelError } from './errors';
 
@@ -94,7 +94,7 @@ export async function requestBytes(call: Call, request: HttpRequest): Promise<Bu
 /** Reads the size of an encoded image; bytes that do not decode are a (retryable) model failure. */
 export async function toModelImage(provider: string, data: Buffer): Promise<ModelImage> {
   try {
-    const { width, height } = await sharp(data, { failOn: 'error' }).metadata();
+    const { width, height } = await loadSharp()(data, { failOn: 'error' }).metadata();
     if (!width || !height) throw new Error('no dimensions');
     return { data, width, height };
   } catch (error) {

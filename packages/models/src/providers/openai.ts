@@ -2,7 +2,7 @@
  * OpenAI Images API and OpenAI-compatible servers (LocalAI, vLLM-style gateways …):
  * POST /v1/images/generations (JSON) and, with reference images, POST /v1/images/edits (multipart).
  */
-import sharp from 'sharp';
+import { loadSharp } from '../sharp';
 import { TransientModelError, type ModelImage, type ModelRequest } from '@promptpix/core/src/ports/model';
 import { PermanentModelError } from './errors';
 import { apiRoot, downloadHeaders, requestBytes, requestJson, toModelImage, withCall, type Call, type RetryOptions } from './http';
@@ -130,12 +130,12 @@ export function createOpenAIModel(config: OpenAIModelConfig): ReferenceImageMode
 async function asUploadable(data: Buffer, index: number): Promise<{ data: Uint8Array<ArrayBuffer>; type: string; ext: string }> {
   let format: string | undefined;
   try {
-    format = (await sharp(data, { failOn: 'error' }).metadata()).format;
+    format = (await loadSharp()(data, { failOn: 'error' }).metadata()).format;
   } catch (error) {
     throw new PermanentModelError(`openai: reference image ${index + 1} cannot be read (${(error as Error).message})`, { cause: error });
   }
   const copy = (b: Buffer) => new Uint8Array(b);
   if (format === 'png' || format === 'webp') return { data: copy(data), type: `image/${format}`, ext: format };
   if (format === 'jpeg') return { data: copy(data), type: 'image/jpeg', ext: 'jpg' };
-  return { data: copy(await sharp(data).png().toBuffer()), type: 'image/png', ext: 'png' };
+  return { data: copy(await loadSharp()(data).png().toBuffer()), type: 'image/png', ext: 'png' };
 }

@@ -2,24 +2,35 @@
  * The Mailer port's adapters: SMTP through nodemailer when SMTP_URL is set, else an outbox folder
  * (DATA_DIR/outbox) of RFC 822 .eml files, one per message, for development, tests and operators
  * without a mail relay. Neither logs a message's body: sign-in links are secrets.
+ *
+ * nodemailer is loaded at the first message, not at start: about 12 MB of resident memory that a
+ * process which sends no mail (most gateways, most of the time) does not need.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
 import type { Mailer, MailMessage } from '@promptpix/core';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 
 export type MailConfig = Config['mail'];
 
+type Nodemailer = typeof import('nodemailer');
+const loadNodemailer = (): Nodemailer => require('nodemailer') as Nodemailer;
+
+/** `make()` at the first call, then the same value. */
+const once = <T>(make: () => T): (() => T) => {
+  let made: T | undefined;
+  return () => (made ??= make());
+};
+
 /** Sends through an SMTP relay, e.g. `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`. */
 export function createSmtpMailer(options: { smtpUrl: string; from: string }, logger: Logger): Mailer {
   // Bounded waits: an operator's approve call waits for its e-mail (nodemailer's socket default is 10 minutes).
-  const transport = nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+  const transport = once(() => loadNodemailer().createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }));
   return {
     async send(message: MailMessage) {
-      const info = await transport.sendMail({ from: options.from, ...message });
+      const info = await transport().sendMail({ from: options.from, ...message });
       logger.info('mail sent', { to: message.to, subject: message.subject, messageId: info.messageId });
     },
   };
@@ -30,11 +41,11 @@ const outboxFileName = (now: Date) => `${now.toISOString().replace(/:/g, '-').re
 
 /** Writes each message as an .eml file under `dir` instead of sending it. */
 export function createOutboxMailer(options: { outboxDir: string; from: string; now?: () => Date }, logger: Logger): Mailer {
-  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const composer = once(() => loadNodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
   const now = options.now ?? (() => new Date());
   return {
     async send(message: MailMessage) {
-      const info = await composer.sendMail({ from: options.from, ...message });
+      const info = await composer().sendMail({ from: options.from, ...message });
       await mkdir(options.outboxDir, { recursive: true });
       const path = join(options.outboxDir, outboxFileName(now()));
       // Written whole under a temporary name, then renamed: a reader never sees half a message.

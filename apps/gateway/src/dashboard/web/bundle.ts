@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import type { Prebuilt } from '../../http/send-prebuilt';
 
 export interface DashboardAsset extends Prebuilt {
@@ -25,6 +24,8 @@ const asset = (text: string, contentType: string): DashboardAsset => {
 };
 
 export async function buildDashboardAssets(): Promise<DashboardAssets> {
+  // esbuild's JavaScript API is loaded at the first build, not at start (a few MB resident).
+  const { build } = require('esbuild') as typeof import('esbuild');
   const result = await build({
     entryPoints: [join(__dirname, 'src', 'main.tsx')],
     bundle: true,
