@@ -248,7 +248,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   return {
     db,
     accounts: createAccountRepository(db.prisma),
-    apiKeys: createApiKeyRepository(db.prisma),
+    apiKeys: createApiKeyRepository(db.prisma, db.sql),
     images: createImageRepository(db.prisma, db.sql),
     library,
     imageFlags: createImageFlagRepository(db.prisma),

@@ -111,3 +111,81 @@ describe('cache memo and seeds', () => {
     expect(memo.bytes()).toBeLessThan(50 * 2000);
   });
 });
+
+describe('cache memo: keys in use are read again before they expire', () => {
+  const row = (k: CacheKey, id: string) => ({ ...image(id), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null, negativePrompt: null, model: null });
+  const ids = (found: CachedImage[][]) => found.map((images) => images.map((i) => i.id));
+
+  it('answers from memory near the expiry and reads once in the background; the next requests get the new images', async () => {
+    let clock = 0;
+    const memo = createCacheMemo({ now: () => clock, ttlMs: 1000, refreshAheadMs: 200 });
+    let version = 'v1';
+    let release!: () => void;
+    let gate: Promise<void> = Promise.resolve();
+    const read = jest.fn(async (_a: string, keys: CacheKey[]) => {
+      await gate;
+      return keys.map((k) => row(k, `${k.normalizedPrompt}-${version}`));
+    });
+    const keys = [key('a'), key('b')];
+    expect(ids(await memo.findMany('acc', keys, read))).toEqual([['a-v1'], ['b-v1']]);
+    clock += 799; // not yet within the refresh window
+    await memo.findMany('acc', keys, read);
+    expect(read).toHaveBeenCalledTimes(1);
+
+    clock += 1; // within 200 ms of the expiry
+    version = 'v2';
+    gate = new Promise<void>((r) => (release = r));
+    // The refresh is held: these requests are answered at once, from memory, and start no second read.
+    const during = await Promise.all(Array.from({ length: 5 }, () => memo.findMany('acc', keys, read)));
+    for (const found of during) expect(ids(found)).toEqual([['a-v1'], ['b-v1']]);
+    expect(read).toHaveBeenCalledTimes(2);
+    release();
+    await new Promise((r) => setImmediate(r));
+
+    clock += 500; // past the first expiry: the refreshed entries answer, no read
+    expect(ids(await memo.findMany('acc', keys, read))).toEqual([['a-v2'], ['b-v2']]);
+    expect(read).toHaveBeenCalledTimes(2);
+  });
+
+  it('never serves an entry after its expiry, even while a refresh runs', async () => {
+    let clock = 0;
+    const memo = createCacheMemo({ now: () => clock, ttlMs: 1000, refreshAheadMs: 200 });
+    let release!: () => void;
+    let calls = 0;
+    const read = jest.fn(async (_a: string, keys: CacheKey[]) => {
+      calls++;
+      if (calls === 2) await new Promise<void>((r) => (release = r));
+      return keys.map((k) => row(k, `${k.normalizedPrompt}-${calls}`));
+    });
+    await memo.findMany('acc', [key('a')], read);
+    clock += 900;
+    await memo.findMany('acc', [key('a')], read); // starts the held refresh
+    clock += 200; // expired
+    const late = memo.findMany('acc', [key('a')], read);
+    let answered = false;
+    void late.then(() => (answered = true));
+    await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false); // it waits for the refresh rather than take the expired entry
+    release();
+    expect(ids(await late)).toEqual([['a-2']]);
+    expect(read).toHaveBeenCalledTimes(2);
+  });
+
+  it('a failed refresh is not the request\'s failure; a key whose images are gone is forgotten', async () => {
+    let clock = 0;
+    const memo = createCacheMemo({ now: () => clock, ttlMs: 1000, refreshAheadMs: 200 });
+    await memo.findMany('acc', [key('a')], async (_a, keys) => keys.map((k) => row(k, 'a1')));
+    clock += 850;
+    const failing = jest.fn(async () => {
+      throw new Error('db busy');
+    });
+    expect(ids(await memo.findMany('acc', [key('a')], failing))).toEqual([['a1']]);
+    await new Promise((r) => setImmediate(r));
+    expect(failing).toHaveBeenCalledTimes(1);
+    const gone = jest.fn(async () => []);
+    expect(ids(await memo.findMany('acc', [key('a')], gone))).toEqual([['a1']]);
+    await new Promise((r) => setImmediate(r));
+    expect(gone).toHaveBeenCalledTimes(1);
+    expect(memo.peek(key('a'))).toBeUndefined();
+  });
+});

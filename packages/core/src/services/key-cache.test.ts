@@ -9,7 +9,7 @@ describe('key cache', () => {
 
   it('reads the database once per key within the ttl, again after it', async () => {
     const lookup = jest.fn(async (hash: string) => (hash === 'h1' ? key('k1') : null));
-    const cache = createKeyCache({ lookup, now, ttlMs: 10_000 });
+    const cache = createKeyCache({ lookup, now, ttlMs: 10_000, refreshAheadMs: 0 });
     expect(await cache.get('h1')).toEqual(key('k1'));
     clock += 9_999;
     await cache.get('h1');
@@ -77,5 +77,53 @@ describe('key cache', () => {
     expect(lookup).toHaveBeenCalledTimes(1000);
     await cache.get('h0');
     expect(lookup).toHaveBeenCalledTimes(1001);
+  });
+
+  it('a key in use is read again shortly before its expiry, in the background; requests never wait for it', async () => {
+    let release!: () => void;
+    let gate: Promise<void> = Promise.resolve();
+    let revoked = false;
+    const lookup = jest.fn(async () => {
+      await gate;
+      return revoked ? null : key('k1');
+    });
+    const cache = createKeyCache({ lookup, now, ttlMs: 10_000, refreshAheadMs: 2_000 });
+    await cache.get('h1');
+    clock += 7_999;
+    await cache.get('h1');
+    expect(lookup).toHaveBeenCalledTimes(1);
+    clock += 1; // 2 s before the expiry
+    gate = new Promise<void>((r) => (release = r));
+    revoked = true;
+    // Answered from memory while the held refresh runs, and only one refresh starts.
+    expect(await Promise.all([cache.get('h1'), cache.get('h1')])).toEqual([key('k1'), key('k1')]);
+    expect(lookup).toHaveBeenCalledTimes(2);
+    release();
+    await new Promise((r) => setImmediate(r));
+    // The refresh found the key revoked: the next request is refused without waiting for the ttl.
+    expect(await cache.get('h1')).toBeNull();
+  });
+
+  it('a refresh that raced with an invalidation is neither remembered nor joined', async () => {
+    let release!: () => void;
+    let gate: Promise<void> = Promise.resolve();
+    let current: ReturnType<typeof key> | null = key('k1');
+    const lookup = jest.fn(async () => {
+      const answer = current;
+      await gate;
+      return answer;
+    });
+    const cache = createKeyCache({ lookup, now, ttlMs: 10_000, refreshAheadMs: 2_000 });
+    await cache.get('h1');
+    clock += 9_000;
+    gate = new Promise<void>((r) => (release = r));
+    await cache.get('h1'); // starts the held refresh, which read the key before its revocation
+    current = null;
+    gate = Promise.resolve();
+    cache.invalidate({ kind: 'key', keyId: 'k1' });
+    expect(await cache.get('h1')).toBeNull();
+    release();
+    await new Promise((r) => setImmediate(r));
+    expect(await cache.get('h1')).toBeNull();
   });
 });

@@ -15,6 +15,12 @@ export interface KeyCacheOptions<T extends CachedKey> {
   now?: () => number;
   /** How long a found key is trusted without asking the database again. */
   ttlMs?: number;
+  /**
+   * A found key used within this long of its expiry is read again in the background while the
+   * remembered one answers (default a fifth of `ttlMs`; 0: never), so a key in steady use never
+   * makes a request wait for the database. No entry is ever served after its expiry.
+   */
+  refreshAheadMs?: number;
   /** How long an unknown hash is remembered (bounds database reads under a flood of bad keys). */
   negativeTtlMs?: number;
   /** At most this many bytes of hashes and key records (estimated), oldest dropped first. */
@@ -23,35 +29,57 @@ export interface KeyCacheOptions<T extends CachedKey> {
 
 /**
  * In-process cache of key lookups, so the hot paths (polling, embed, render) authenticate without
- * a database read. Entries expire after `ttlMs`; revocations and account changes evict them at
+ * a database read. Entries expire after `ttlMs` (a key in use is read again shortly before, in the
+ * background: `refreshAheadMs`); revocations and account changes evict them at
  * once through `invalidate` (fed by the invalidation bus in every gateway process).
  */
 export function createKeyCache<T extends CachedKey>(o: KeyCacheOptions<T>) {
   const now = o.now ?? Date.now;
   const ttlMs = o.ttlMs ?? 10_000;
   const negativeTtlMs = o.negativeTtlMs ?? 2_000;
+  const refreshAheadMs = o.refreshAheadMs ?? ttlMs / 5;
   const entries = createByteBoundedMap<{ value: T | null; expiresAt: number }>({ maxBytes: o.maxBytes ?? KEY_CACHE_MAX_BYTES });
-  const inFlight = new Map<string, Promise<T | null>>();
+  type Read = { startedAt: number; value: Promise<T | null> };
+  const inFlight = new Map<string, Read>();
   let generation = 0;
 
   function remember(hash: string, value: T | null) {
     entries.set(hash, { value, expiresAt: now() + (value ? ttlMs : negativeTtlMs) });
   }
 
-  return {
-    async get(hash: string): Promise<T | null> {
-      const hit = entries.get(hash);
-      if (hit && hit.expiresAt > now()) return hit.value;
-      entries.delete(hash);
-      const pending = inFlight.get(hash);
-      if (pending) return pending;
-      const startedAt = generation;
-      const read = o.lookup(hash).finally(() => inFlight.delete(hash));
-      inFlight.set(hash, read);
-      const value = await read;
+  /** One database read of a hash, shared by whoever asks while it runs; remembered unless an invalidation came meanwhile. */
+  function read(hash: string): Promise<T | null> {
+    const startedAt = generation;
+    const pending = o.lookup(hash).then((value) => {
       // An invalidation that arrived during the read may concern this very key: don't cache it.
       if (startedAt === generation) remember(hash, value);
       return value;
+    });
+    const entry: Read = {
+      startedAt,
+      value: pending.finally(() => {
+        if (inFlight.get(hash) === entry) inFlight.delete(hash);
+      }),
+    };
+    inFlight.set(hash, entry);
+    return entry.value;
+  }
+
+  return {
+    async get(hash: string): Promise<T | null> {
+      const hit = entries.get(hash);
+      const at = now();
+      if (hit && hit.expiresAt > at) {
+        if (hit.value !== null && hit.expiresAt - at <= refreshAheadMs && !inFlight.has(hash)) {
+          // A failed refresh is left alone: the entry expires and the next request reads (and fails) itself.
+          read(hash).catch(() => undefined);
+        }
+        return hit.value;
+      }
+      entries.delete(hash);
+      // A read started before the last invalidation may return what it evicted: not joined.
+      const running = inFlight.get(hash);
+      return running && running.startedAt === generation ? running.value : read(hash);
     },
 
     invalidate(message: InvalidationMessage): void {
