@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import { freePort, TEST_POSTGRES, testRedisPrefix } from '@promptpix/testing';
+import { freePort, TEST_POSTGRES, testRedisPrefix, until } from '@promptpix/testing';
 import { startTestService, type TestAccount, type TestService } from './test-service';
 
 /** A Redis of our own, persisted the way the README documents (appendonly, fsync always). */
@@ -156,7 +156,9 @@ describe('storage write failure', () => {
     const job = await service.waitForJob(res.body.jobId, account.secretKey, 30_000);
     expect(job.status).toBe('failed');
     expect(job.error).toMatch(/^Image generation failed: /);
-    expect((await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`)).body.quotaUsed).toBe(0);
+    // The refund is the statement after the status change, so a poll can see "failed" a moment before it.
+    const quotaUsed = () => service.admin('GET', `/admin/api/v1/accounts/${account.handle}`).then((r) => r.body.quotaUsed as number);
+    expect(await until(quotaUsed, (used) => used === 0, 'the refund', 10_000)).toBe(0);
   });
 });
 

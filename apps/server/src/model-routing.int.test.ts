@@ -10,20 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeA1111, startFakeOpenAI, times, type FakeA1111Behaviour, type FakeOpenAIBehaviour, type FakeProviderServer } from '@promptpix/testing/src/fake-providers';
 import { SHAPES, startTestService, type TestAccount, type TestService } from './test-service';
+import { until } from '@promptpix/testing';
 
 jest.setTimeout(90_000);
 
 const COOL_OFF_MS = 5000;
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe.each(SHAPES)('routing by model id (%s)', (shape) => {
   let hosted: FakeProviderServer<FakeOpenAIBehaviour>;

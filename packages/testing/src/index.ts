@@ -2,3 +2,4 @@ export * from './servers';
 export * from './s3';
 export * from './fault-proxy';
 export * from './processes';
+export * from './until';
