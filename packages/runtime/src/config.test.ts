@@ -1,9 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { removeTinyModels, writeTinyModel } from '@promptpix/testing/src/local-model';
 import { ConfigError, loadConfig, requireSplitDeployment } from './config';
 
 describe('config', () => {
+  afterAll(removeTinyModels);
+
   it('embedded defaults on an empty environment', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
@@ -54,6 +57,10 @@ describe('config', () => {
     [{ INSTANT_EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434' }, 'EMBEDDINGS_MODEL'],
     [{ INSTANT_EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'ftp://x', EMBEDDINGS_MODEL: 'm' }, 'EMBEDDINGS_BASE_URL'],
     [{ INSTANT_EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'http://x', EMBEDDINGS_MODEL: 'm', EMBEDDINGS_SCORE_FLOOR: '0.7' }, 'EMBEDDINGS_SCORE_CEILING'],
+    [{ INSTANT_EMBEDDINGS: 'local' }, 'EMBEDDINGS_MODEL_DIR: required when INSTANT_EMBEDDINGS=local'],
+    [{ INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: '/nonexistent/minilm' }, 'EMBEDDINGS_MODEL_DIR: /nonexistent/minilm: not a directory'],
+    [{ INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: '/tmp', EMBEDDINGS_POOLING: 'max' }, 'EMBEDDINGS_POOLING'],
+    [{ INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: '/tmp', EMBEDDINGS_THREADS: '0' }, 'EMBEDDINGS_THREADS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'id' }, 'S3_SECRET_ACCESS_KEY'],
   ])('%j fails naming %s', (env, name) => {
@@ -126,6 +133,27 @@ describe('config', () => {
       dimensions: 256,
       calibration: { floor: 0.2, ceiling: 0.6 },
     });
+  });
+
+  it('the local model adapter: files from EMBEDDINGS_MODEL_DIR, pooling and length from the export unless set', () => {
+    const { dir } = writeTinyModel({ poolingMode: 'cls_token' });
+    expect(loadConfig({ INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: dir }).instantEmbeddings).toMatchObject({
+      kind: 'local',
+      files: { dir, onnx: join(dir, 'onnx', 'model.onnx'), name: 'promptpix/tiny-sentence-encoder' },
+      pooling: 'cls',
+      maxTokens: 512,
+      threads: 1,
+      calibration: { floor: 0.2, ceiling: 0.6 },
+    });
+    const set = { INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: dir, EMBEDDINGS_POOLING: 'mean', EMBEDDINGS_MAX_TOKENS: '128', EMBEDDINGS_THREADS: '2', EMBEDDINGS_SCORE_FLOOR: '0.3', EMBEDDINGS_SCORE_CEILING: '0.7' };
+    expect(loadConfig(set).instantEmbeddings).toMatchObject({ pooling: 'mean', maxTokens: 128, threads: 2, calibration: { floor: 0.3, ceiling: 0.7 } });
+  });
+
+  it('a local model directory without a file it needs stops start-up naming the variable and the file', () => {
+    const { dir } = writeTinyModel({ omit: ['tokenizer.json'] });
+    expect(() => loadConfig({ INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: dir })).toThrow(new ConfigError(`Invalid configuration:\n  EMBEDDINGS_MODEL_DIR: ${join(dir, 'tokenizer.json')}: missing`));
+    const noModel = writeTinyModel({ omit: ['onnx/model.onnx'] });
+    expect(() => loadConfig({ INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: noModel.dir })).toThrow(`EMBEDDINGS_MODEL_DIR: ${join(noModel.dir, 'onnx', 'model.onnx')}: missing`);
   });
 
   it('split processes need DATABASE_URL and REDIS_URL', () => {

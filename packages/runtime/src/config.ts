@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DEFAULT_ACTIVE_JOBS_PER_KEY, DEFAULT_MONTHLY_GENERATIONS, DEFAULT_PUBLISHABLE_BUDGET, DEFAULT_WEBHOOK_ATTEMPTS, DEFAULT_WEBHOOK_BACKOFF_MS, MAX_BUDGET, parseTermList, type PlanName, type PublishableBudget } from '@promptpix/core';
 import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from '@promptpix/core';
 import type { EmbedderConfig, ModelConfig, ModelEntry } from '@promptpix/models';
+import { LocalModelDirError, locateLocalModel } from '@promptpix/models/src/meaning/local-model-files';
 import { ModelsFileError, parseModelsFile } from './models-file';
 
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
@@ -100,13 +101,17 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: z.preprocess((v) => (v === '' || v === undefined ? 'false' : v), z.enum(['true', 'false'])),
   LIBRARY_DELAY_SECONDS: int(30 * 24 * 3600, 0),
   INSTANT_MIN_SCORE: z.preprocess((v) => (v === '' || v === undefined ? 0.3 : Number(v)), z.number().min(0).max(1)),
-  INSTANT_EMBEDDINGS: z.preprocess((v) => (v === '' || v === undefined ? 'wordnet' : v), z.enum(['wordnet', 'openai', 'off'])),
+  INSTANT_EMBEDDINGS: z.preprocess((v) => (v === '' || v === undefined ? 'wordnet' : v), z.enum(['wordnet', 'openai', 'local', 'off'])),
   EMBEDDINGS_BASE_URL: url(['http:', 'https:']),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: optionalString,
   EMBEDDINGS_DIMENSIONS: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(8).max(8192).optional()),
   EMBEDDINGS_SCORE_FLOOR: z.preprocess((v) => (v === '' || v === undefined ? 0.2 : Number(v)), z.number().min(-1).max(1)),
   EMBEDDINGS_SCORE_CEILING: z.preprocess((v) => (v === '' || v === undefined ? 0.6 : Number(v)), z.number().min(-1).max(1)),
+  EMBEDDINGS_MODEL_DIR: optionalString,
+  EMBEDDINGS_POOLING: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['mean', 'cls']).optional()),
+  EMBEDDINGS_MAX_TOKENS: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(8).max(8192).optional()),
+  EMBEDDINGS_THREADS: int(1, 1, 64),
   RENDER_WAIT_MS: int(30_000, 0, 600_000),
   STYLE_PREVIEWS: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
   EMBEDDED_DATABASE_THREAD: z.preprocess((v) => (v === '' || v === undefined ? 'off' : v), z.enum(['on', 'off'])),
@@ -218,20 +223,37 @@ const missing = (name: string, provider: string): never => {
   throw new ConfigError(`Invalid configuration:\n  ${name}: required when MODEL_PROVIDER=${provider}`);
 };
 
+/** A local model's unusable file as the ConfigError naming EMBEDDINGS_MODEL_DIR (at config time or when the model loads). */
+export function localModelConfigError(error: unknown): unknown {
+  return error instanceof LocalModelDirError ? new ConfigError(`Invalid configuration:\n  EMBEDDINGS_MODEL_DIR: ${error.message}`) : error;
+}
+
 /** Instant mode's text-embedding adapter (docs/api/instant.md). */
 function embedderConfig(e: Env): EmbedderConfig {
-  if (e.INSTANT_EMBEDDINGS !== 'openai') return { kind: e.INSTANT_EMBEDDINGS };
+  if (e.INSTANT_EMBEDDINGS !== 'openai' && e.INSTANT_EMBEDDINGS !== 'local') return { kind: e.INSTANT_EMBEDDINGS };
   const need = (name: string): never => {
-    throw new ConfigError(`Invalid configuration:\n  ${name}: required when INSTANT_EMBEDDINGS=openai`);
+    throw new ConfigError(`Invalid configuration:\n  ${name}: required when INSTANT_EMBEDDINGS=${e.INSTANT_EMBEDDINGS}`);
   };
   if (e.EMBEDDINGS_SCORE_CEILING <= e.EMBEDDINGS_SCORE_FLOOR) throw new ConfigError('Invalid configuration:\n  EMBEDDINGS_SCORE_CEILING: must be above EMBEDDINGS_SCORE_FLOOR');
+  const calibration = { floor: e.EMBEDDINGS_SCORE_FLOOR, ceiling: e.EMBEDDINGS_SCORE_CEILING };
+  if (e.INSTANT_EMBEDDINGS === 'local') {
+    const dir = e.EMBEDDINGS_MODEL_DIR ?? need('EMBEDDINGS_MODEL_DIR');
+    let files;
+    try {
+      files = locateLocalModel(dir, e.EMBEDDINGS_POOLING);
+    } catch (error) {
+      throw localModelConfigError(error);
+    }
+    // 256 tokens when the export names no length (sentence-transformers' usual); prompts are far shorter.
+    return { kind: 'local', files, pooling: files.pooling ?? 'mean', maxTokens: e.EMBEDDINGS_MAX_TOKENS ?? Math.min(files.maxTokens ?? 256, 512), threads: e.EMBEDDINGS_THREADS, calibration };
+  }
   return {
     kind: 'openai',
     baseUrl: e.EMBEDDINGS_BASE_URL ?? need('EMBEDDINGS_BASE_URL'),
     apiKey: e.EMBEDDINGS_API_KEY,
     model: e.EMBEDDINGS_MODEL ?? need('EMBEDDINGS_MODEL'),
     dimensions: e.EMBEDDINGS_DIMENSIONS,
-    calibration: { floor: e.EMBEDDINGS_SCORE_FLOOR, ceiling: e.EMBEDDINGS_SCORE_CEILING },
+    calibration,
     timeoutMs: e.MODEL_TIMEOUT_MS,
     retry: { attempts: e.MODEL_HTTP_ATTEMPTS },
   };

@@ -72,7 +72,7 @@ import { createInProcessGenerationQueue } from '@promptpix/queue/src/in-process-
 import { createMemoryJobStore } from '@promptpix/queue/src/memory-job-store';
 import { createRedisJobStore } from '@promptpix/queue/src/redis-job-store';
 import { createLocalDiskStorage } from '@promptpix/storage/src/local-disk-storage';
-import type { Config } from './config';
+import { localModelConfigError, type Config } from './config';
 import type { Logger } from './logger';
 import { createMailer } from './mail/mailer';
 import { countCacheHits, createMetrics, type Metrics } from './metrics';
@@ -244,7 +244,10 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const activeJobs = redis ? createRedisActiveJobs({ redis, prefix }) : createMemoryActiveJobs();
 
   const library = createLibraryRepository(db.prisma);
-  const embedder = createPromptEmbedder(config.instantEmbeddings);
+  const embedder = createPromptEmbedder(config.instantEmbeddings, { warn: (message) => logger.warn(message) });
+  await embedder?.ready?.().catch((error: unknown) => {
+    throw localModelConfigError(error);
+  });
   return {
     db,
     accounts: createAccountRepository(db.prisma),

@@ -55,9 +55,13 @@ export async function evaluateInstantMatching(
     FROM unnest(${prompts}::text[]) WITH ORDINALITY AS t(p, n)`;
   const library = createLibraryRepository(db.prisma);
   if (embedder) await createLibraryIndexer({ library, embedder }).indexPending();
+  // The queries are sent as the indexer's texts are, without `purpose: 'query'`: this measures the
+  // matcher, and 215 queries of new words in a few seconds would otherwise meet the budget that
+  // bounds what callers' new words may cost (cold-word-budget.ts).
+  const matcher: PromptEmbedder | undefined = embedder ? { space: embedder.space, calibration: embedder.calibration, embed: (texts) => embedder.embed(texts) } : undefined;
   const instant = createInstantService({
     library,
-    embedder: embedder ?? undefined,
+    embedder: matcher,
     saveCopy: async () => undefined,
     storage: { publicUrl: (key) => key },
     now: () => new Date(),

@@ -23,5 +23,11 @@ export interface PromptEmbedder {
   /** Names the vector space (adapter, model, version): stored vectors of another space are recomputed. */
   readonly space: string;
   readonly calibration: MeaningCalibration;
-  embed(texts: string[]): Promise<MeaningVector[]>;
+  /**
+   * `purpose: 'query'` marks a caller's instant query (one prompt on the request path): an adapter
+   * whose cost depends on what it has seen may bound it; the indexer's library entries are never limited.
+   */
+  embed(texts: string[], use?: { purpose: 'query' | 'index' }): Promise<MeaningVector[]>;
+  /** Resolves when the adapter can embed (a local model loaded); start-up awaits it and stops on its error. */
+  ready?(): Promise<void>;
 }

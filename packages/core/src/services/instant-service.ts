@@ -84,7 +84,7 @@ export const createInstantService = (d: InstantServiceDeps) => ({
   async match(accountId: string, request: InstantRequest): Promise<InstantResult | null> {
     const normalizedPrompt = normalizePrompt(request.prompt);
     const joinedBefore = new Date(d.now().getTime() - d.libraryDelaySeconds * 1000);
-    const meaning = d.embedder ? { space: d.embedder.space, vector: (await d.embedder.embed([normalizedPrompt]))[0] } : undefined;
+    const meaning = d.embedder ? { space: d.embedder.space, vector: (await d.embedder.embed([normalizedPrompt], { purpose: 'query' }))[0] } : undefined;
     const candidates = await d.library.candidates({ normalizedPrompt, style: request.style ?? null, ageBucket: request.ageBucket, tags: request.tags, joinedBefore, meaning });
     const best = bestCandidate(candidates, normalizedPrompt, d.embedder);
     if (!best || (!best.exact && best.score < d.minScore)) return null;

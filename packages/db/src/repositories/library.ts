@@ -76,10 +76,13 @@ export function nearestLibraryImageSql(q: LibraryQuery): Prisma.Sql {
      WHERE "normalizedPrompt" = ${q.normalizedPrompt} AND ${filters}
      LIMIT 1)`;
   // The rarest keys whose rows add up to the budget (always the rarest one with any rows). OFFSET 0
-  // keeps each key's count a single index lookup (the window would otherwise repeat it).
+  // keeps each key's count a single index lookup (the window would otherwise repeat it). Negative
+  // keys are secondary (the embedded default's band keys of its word vectors): taken only after
+  // every other key, because a band bucket can be rare by chance and hold only unrelated rows,
+  // while a rare concept ("lighthouse") says what the prompt is about. They still rank the rows.
   const rareKeys = Prisma.sql`
     (SELECT coalesce(array_agg(r.key), '{}') FROM (
-       SELECT key, n, sum(n) OVER (ORDER BY n, key) AS upto
+       SELECT key, n, sum(n) OVER (ORDER BY key < 0, n, key) AS upto
        FROM (SELECT k.key, coalesce((SELECT s."rows" FROM "LibraryMeaningKey" AS s WHERE s."space" = ${space} AND s."key" = k.key), 0) AS n
              FROM unnest(${vector.keys}::int[]) AS k(key)
              OFFSET 0) AS counted) AS r

@@ -8,9 +8,11 @@
  */
 import type { MeaningVector } from '@promptpix/core';
 import { openWordNet, type PartOfSpeech, type WordNet } from './wordnet';
+import type { ColdWordBudget } from './cold-word-budget';
+import { meaningWords } from './prompt-words';
 
 /** Bump when the expansion changes: stored vectors of another version are recomputed. */
-export const CONCEPTS_VERSION = 1;
+export const CONCEPTS_VERSION = 2;
 
 const STOPWORDS = new Set(
   ('a an the and or but of in on at by for with without to from into onto over under above below near beside between ' +
@@ -43,7 +45,8 @@ const DETACHMENTS: Record<PartOfSpeech, Array<[string, string]>> = {
 
 export interface ConceptEncoder {
   readonly version: number;
-  encode(text: string): MeaningVector;
+  /** `coldWords`: the budget for words not in the cache (instant queries); none for the indexer. */
+  encode(text: string, coldWords?: ColdWordBudget): MeaningVector;
   close(): void;
 }
 
@@ -73,9 +76,10 @@ export function createConceptEncoder(options: { dictDir?: string; cacheSize?: nu
   }
 
   /** The concepts one word (or collocation) stands for; null when WordNet does not know it. */
-  function wordConcepts(word: string): Map<number, number> | null {
+  function wordConcepts(word: string, coldWords?: ColdWordBudget): Map<number, number> | null {
     const cached = wordCache.get(word);
     if (cached) return cached.size > 0 ? cached : null;
+    if (coldWords && !coldWords.take()) return null;
     const concepts = new Map<number, number>();
     const add = (id: number, weight: number) => concepts.set(id, Math.max(concepts.get(id) ?? 0, weight));
     const byPos = lemmaSenses(word);
@@ -110,8 +114,8 @@ export function createConceptEncoder(options: { dictDir?: string; cacheSize?: nu
     return concepts.size > 0 ? concepts : null;
   }
 
-  function encode(text: string): MeaningVector {
-    const words = text
+  function encode(text: string, coldWords?: ColdWordBudget): MeaningVector {
+    const words = meaningWords(text)
       .toLowerCase()
       .replace(/[^a-z0-9' -]+/g, ' ')
       .split(/[\s-]+/)
@@ -126,17 +130,17 @@ export function createConceptEncoder(options: { dictDir?: string; cacheSize?: nu
     for (let i = 0; i < words.length; i++) {
       // Two-word collocations first ("outer space", "ice cream"), so neither word is read alone.
       if (i + 1 < words.length && !STOPWORDS.has(words[i])) {
-        const pair = wordConcepts(`${words[i]}_${words[i + 1]}`);
+        const pair = wordConcepts(`${words[i]}_${words[i + 1]}`, coldWords);
         if (pair) {
           merge(pair);
-          const head = wordConcepts(words[i + 1]);
+          const head = wordConcepts(words[i + 1], coldWords);
           if (head) merge(head, HEAD_WEIGHT);
           i++;
           continue;
         }
       }
       if (STOPWORDS.has(words[i])) continue;
-      const concepts = wordConcepts(words[i]);
+      const concepts = wordConcepts(words[i], coldWords);
       if (concepts) merge(concepts);
     }
     return unitVector(total);

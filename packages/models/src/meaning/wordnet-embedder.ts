@@ -1,4 +1,5 @@
 import type { MeaningCalibration, PromptEmbedder } from '@promptpix/core';
+import { createColdWordBudget, type ColdWordBudget } from './cold-word-budget';
 import { CONCEPTS_VERSION, createConceptEncoder } from './concepts';
 
 /**
@@ -9,13 +10,14 @@ import { CONCEPTS_VERSION, createConceptEncoder } from './concepts';
 export const WORDNET_CALIBRATION: MeaningCalibration = { floor: 0.01, ceiling: 0.21 };
 
 /** The embedded default: WordNet concepts, in process, nothing to configure or download. */
-export function createWordNetEmbedder(options: { dictDir?: string } = {}): PromptEmbedder & { close(): void } {
-  const encoder = createConceptEncoder(options);
+export function createWordNetEmbedder(options: { dictDir?: string; queryColdWords?: ColdWordBudget } = {}): PromptEmbedder & { close(): void } {
+  const encoder = createConceptEncoder({ dictDir: options.dictDir });
+  const queryColdWords = options.queryColdWords ?? createColdWordBudget();
   return {
     space: `wordnet-3.1/concepts-v${CONCEPTS_VERSION}`,
     calibration: WORDNET_CALIBRATION,
-    async embed(texts) {
-      return texts.map((text) => encoder.encode(text));
+    async embed(texts, use) {
+      return texts.map((text) => encoder.encode(text, use?.purpose === 'query' ? queryColdWords : undefined));
     },
     close: () => encoder.close(),
   };

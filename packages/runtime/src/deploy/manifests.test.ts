@@ -96,6 +96,10 @@ describe('Dockerfiles', () => {
     // SDK for callers; no service code imports the SDK.
     expect(JSON.parse(read('package.json')).scripts.postinstall.split(' && ')).toEqual(['node scripts/prisma-generate.mjs', 'npm run --silent build:sdk', 'npm run --silent build']);
     if (install[0].args.includes('--ignore-scripts')) expect(install[0].args).toContain('node scripts/prisma-generate.mjs');
+    // onnxruntime-node (INSTANT_EMBEDDINGS=local) needs no install script on the CPU; of its
+    // per-platform binaries only the Linux ones stay in the image.
+    expect(install[0].args).toContain('rm -rf node_modules/onnxruntime-node/bin/napi-v6/darwin node_modules/onnxruntime-node/bin/napi-v6/win32');
+    expect(install[0].args).not.toMatch(/napi-v6\/linux/);
     const serviceSources = ['apps', 'packages']
       .flatMap((top) => readdirSync(join(ROOT, top)).filter((name) => !(top === 'packages' && name === 'sdk')).map((name) => join(top, name, 'src')))
       .filter((src) => existsSync(join(ROOT, src)))
