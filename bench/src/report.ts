@@ -434,12 +434,13 @@ export function toMarkdown(r: Results): string {
 function meaningMarkdown(m: MeaningResult, line: (s?: string) => void, table: (head: string[], rows: Array<Array<string | number>>) => void) {
   line('## Instant mode by meaning');
   line();
-  line('Evaluation set: packages/testing/src/instant-eval-set.ts (tuning and held-out subjects all in one library), through the instant service on PGlite, INSTANT_MIN_SCORE 0.3.');
+  line('Evaluation set: packages/testing/src/instant-eval-set.ts (tuning and held-out subjects all in one library, and each split alone), through the instant service on PGlite, INSTANT_MIN_SCORE 0.3.');
   line();
   table(
-    ['Adapter', 'Recall@1', 'Paraphrases', 'Unrelated answered', 'Unrelated', 'Recall@1 tuning / held-out', 'Unrelated answered tuning / held-out'],
+    ['Adapter', 'Subjects', 'Recall@1', 'Paraphrases', 'Unrelated answered', 'Unrelated', 'Recall@1 tuning / held-out', 'Unrelated answered tuning / held-out'],
     m.evaluation.map((e) => [
       e.adapter,
+      e.subjects,
       f(e.recallAt1, 3),
       e.paraphrases,
       `${f(e.falseMatchRate * 100, 1)}%`,
@@ -448,7 +449,7 @@ function meaningMarkdown(m: MeaningResult, line: (s?: string) => void, table: (h
       `${f((e.bySplit.tuning?.falseMatchRate ?? NaN) * 100, 1)}% / ${f((e.bySplit['held-out']?.falseMatchRate ?? NaN) * 100, 1)}%`,
     ]),
   );
-  line(`Library query (lexical + by meaning, WordNet vectors) on a varied corpus (${m.corpus.qualities} qualities × ${m.corpus.things} things × ${m.corpus.actions} actions × ${m.corpus.settings} settings × ${m.corpus.lights} lights), one query at a time, the set's paraphrases as queries.`);
+  line(`Library query (lexical + by meaning, the embedded default's vectors) on a varied corpus (${m.corpus.qualities} qualities × ${m.corpus.things} things × ${m.corpus.actions} actions × ${m.corpus.settings} settings × ${m.corpus.lights} lights), one query at a time, the set's paraphrases as queries.`);
   line();
   table(
     ['Database', 'Library images', 'p50 ms', 'p95 ms', 'Answered', 'Indexing s'],

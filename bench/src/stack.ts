@@ -28,6 +28,8 @@ export const EMBEDDED_START_ENV = {
   MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ || '131072',
   // `npm start`'s heap limit; BENCH: set BENCH_EMBEDDED_NODE_OPTIONS to compare ('' runs without it).
   NODE_OPTIONS: process.env.BENCH_EMBEDDED_NODE_OPTIONS ?? '--max-old-space-size=128',
+  // Where the embedded database runs ('on': a thread of its own); unset leaves the default.
+  ...(process.env.EMBEDDED_DATABASE_THREAD && { EMBEDDED_DATABASE_THREAD: process.env.EMBEDDED_DATABASE_THREAD }),
 };
 
 /** The gateway's heap limit, as `npm run start:gateway` and the gateway image set it. */

@@ -88,7 +88,7 @@ export async function runDbPaths(ctx: Ctx, inputs: DbPathInputs, n = 300): Promi
       orderBy: { createdAt: 'desc' },
       take: 50,
     });
-  const apiKeys = createApiKeyRepository(prisma);
+  const apiKeys = createApiKeyRepository(prisma, db.sql);
   const hash = hashApiKey(inputs.key);
   const cacheKeys = inputs.embed.prompts.map((normalizedPrompt) => ({ accountId: inputs.embed.accountId, normalizedPrompt, style: null, characterId: null, ageBucket: null, seed: null, negativePrompt: null, model: null }));
   const renderKey = { accountId: inputs.render.accountId, normalizedPrompt: inputs.render.prompt, style: null, characterId: null, ageBucket: null, seed: null, negativePrompt: null, model: null };
@@ -103,7 +103,8 @@ export async function runDbPaths(ctx: Ctx, inputs: DbPathInputs, n = 300): Promi
     ['render: one cache key', 'Prisma ORM findMany (before)', () => ormFindCached(renderKey)],
     ['render: one cache key', 'one SQL via pg', async () => (await pool.query(RENDER_SQL, [inputs.render.accountId, inputs.render.prompt])).rows],
     ['render: one cache key', 'repository, as today (findCached: SQL client on pg)', () => images.findCached(renderKey)],
-    ['key lookup (cache miss)', 'Prisma, as today (findUnique + include account)', () => apiKeys.findActiveByHash(hash)],
+    ['key lookup (cache miss)', 'Prisma findUnique + include account (before)', () => prisma.apiKey.findUnique({ where: { hash }, include: { account: { omit: { webhookSecret: true } } } })],
+    ['key lookup (cache miss)', 'one joined SQL via SqlClient, as today (findActiveByHash)', () => apiKeys.findActiveByHash(hash)],
     ['key lookup (cache miss)', 'one SQL via pg (join)', async () => (await pool.query(KEY_SQL, [hash])).rows],
   ];
   const rows: DbPathRow[] = [];

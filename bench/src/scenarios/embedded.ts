@@ -43,7 +43,8 @@ export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Prom
   const child = startChild({
     name: 'embedded',
     ...bundle('server'),
-    nodeArgs: BUNDLE_NODE_ARGS,
+    // BENCH_EMBEDDED_NODE_ARGS: extra node flags for this phase's server only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`, not allowed in NODE_OPTIONS).
+    nodeArgs: [...BUNDLE_NODE_ARGS, ...(process.env.BENCH_EMBEDDED_NODE_ARGS ?? '').split(' ').filter(Boolean)],
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...EMBEDDED_START_ENV, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ADMIN_TOKEN: stack.adminToken, PORT: String(port), PUBLIC_BASE_URL: base, MAX_KEYS_PER_ACCOUNT: '1000' },
     logDir: stack.logDir,
   });

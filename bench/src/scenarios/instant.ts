@@ -13,7 +13,7 @@ import { runAutocannon, type LoadTarget } from '../load';
 import { measure, type Measurement } from '../measure';
 import { normalizePrompt } from '@promptpix/core';
 import { nearestLibraryImageSql } from '@promptpix/db/src/repositories/library';
-import { createWordNetEmbedder } from '@promptpix/models';
+import { createEmbeddedEmbedder } from '@promptpix/models';
 import { EVAL_SUBJECTS } from '@promptpix/testing/src/instant-eval-set';
 import { corpusPrompts } from './library-corpus';
 
@@ -63,7 +63,7 @@ async function waitForIndexing(ctx: Ctx): Promise<number> {
 }
 
 async function explain(ctx: Ctx, prompt: string) {
-  const embedder = createWordNetEmbedder();
+  const embedder = createEmbeddedEmbedder();
   const normalizedPrompt = normalizePrompt(prompt);
   const [vector] = await embedder.embed([normalizedPrompt]);
   const query = nearestLibraryImageSql({ normalizedPrompt, style: null, joinedBefore: new Date(Date.now() - 30 * 86400_000), meaning: { space: embedder.space, vector } });

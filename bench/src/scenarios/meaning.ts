@@ -12,7 +12,7 @@ import { bothDatabases } from '@promptpix/db/src/testing';
 import { Prisma } from '@promptpix/db/src/generated/client';
 import { nearestLibraryImageSql, type LibraryQuery } from '@promptpix/db/src/repositories/library';
 import { createLibraryIndexer } from '@promptpix/core';
-import { createPromptEmbedder, createWordNetEmbedder } from '@promptpix/models';
+import { createEmbeddedEmbedder, createPromptEmbedder, createWordNetEmbedder } from '@promptpix/models';
 import { loadConfig } from '@promptpix/runtime';
 import { evaluateInstantMatching, type InstantEvalResult } from '@promptpix/runtime/src/instant-eval';
 import { EVAL_SUBJECTS } from '@promptpix/testing/src/instant-eval-set';
@@ -48,11 +48,14 @@ const SIZES = [1_000, 100_000];
 /** The tuning split's 110 paraphrases, so timings stay comparable with earlier runs. */
 const QUERIES = EVAL_SUBJECTS.filter((s) => s.split === 'tuning').flatMap((s) => s.paraphrases);
 
-/** The adapters to evaluate: the embedded default, none (trigram only), and the configured upstream one if any. */
+/**
+ * The adapters to evaluate: the embedded default (WordNet + GloVe), WordNet concepts alone (its
+ * fallback without the word-vector file), none (trigram only), and the configured upstream or local model if any.
+ */
 function adapters(): Array<PromptEmbedder | null> {
-  const list: Array<PromptEmbedder | null> = [createWordNetEmbedder(), null];
+  const list: Array<PromptEmbedder | null> = [createEmbeddedEmbedder(), createWordNetEmbedder(), null];
   const configured = loadConfig().instantEmbeddings;
-  if (configured.kind === 'openai') list.push(createPromptEmbedder(configured));
+  if (configured.kind === 'openai' || configured.kind === 'local') list.push(createPromptEmbedder(configured));
   return list;
 }
 
@@ -69,7 +72,7 @@ async function addCorpus(db: Database, accountId: string, from: number, to: numb
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 async function measureScale(name: string, db: Database, log: (line: string) => void): Promise<MeaningScale> {
-  const embedder = createWordNetEmbedder();
+  const embedder = createEmbeddedEmbedder();
   const library = createLibraryRepository(db.prisma);
   const indexer = createLibraryIndexer({ library, embedder, batchSize: 500 });
   const account = await db.prisma.account.create({ data: { handle: `bench-meaning-${Date.now().toString(36)}`, email: 'bench@localhost' } });
@@ -122,8 +125,13 @@ export async function runMeaningPhase(log: (line: string) => void): Promise<Mean
         for (const [split, f] of Object.entries(result.bySplit)) log(`meaning: ${result.adapter}, ${split}: recall@1 ${f.recallAt1} on ${f.paraphrases}, ${f.falseMatchRate} of ${f.unrelated} unrelated answered`);
         if (embedder) {
           // The tuning subjects alone: the library the matcher was tuned on, comparable with earlier runs.
-          const alone = await evaluateInstantMatching(db, embedder, 0.3, ['tuning']);
-          log(`meaning: ${alone.adapter}, tuning subjects alone (${alone.subjects}): recall@1 ${alone.recallAt1}, ${alone.falseMatchRate} of ${alone.unrelated} unrelated answered`);
+          // The tuning subjects alone: the library the matcher was tuned on, comparable with earlier runs;
+          // the held-out ones alone: the same size of library, on prompts it was never fitted to.
+          for (const split of ['tuning', 'held-out'] as const) {
+            const alone = await evaluateInstantMatching(db, embedder, 0.3, [split]);
+            evaluation.push(alone);
+            log(`meaning: ${alone.adapter}, ${split} subjects alone (${alone.subjects}): recall@1 ${alone.recallAt1}, ${alone.falseMatchRate} of ${alone.unrelated} unrelated answered`);
+          }
         }
       }
     } finally {
