@@ -49,7 +49,8 @@ export interface TestService {
   /** Polls a job until it is completed or failed. */
   waitForJob(jobId: string, key: string, timeoutMs?: number): Promise<any>;
   /**
-   * Analytics events matching `where`, once at least `atLeast` are stored. Events are buffered and a
+   * Analytics rows matching `where`, once they stand for at least `atLeast` events (a row counts its
+   * identical events: `count`). Events are buffered and a
    * worker records `generate` just after the job reads completed, so a test waits for them to land.
    */
   storedEvents(where: Prisma.AnalyticsEventWhereInput, atLeast?: number, timeoutMs?: number): Promise<AnalyticsEvent[]>;
@@ -211,7 +212,8 @@ export async function startTestService(shape: Shape, env: Record<string, string>
       for (;;) {
         await infra.events.flush();
         const events = await infra.db.prisma.analyticsEvent.findMany({ where, orderBy: { createdAt: 'asc' } });
-        if (events.length >= atLeast || Date.now() > deadline) return events;
+        // A row may count several identical events (the recorder coalesces them).
+        if (events.reduce((sum, e) => sum + e.count, 0) >= atLeast || Date.now() > deadline) return events;
         await new Promise((r) => setTimeout(r, 25));
       }
     },

@@ -1,4 +1,4 @@
-import { createEventRecorder, type RecordedEvent } from './event-recorder';
+import { createEventRecorder, type CountedEvent, type RecordedEvent } from './event-recorder';
 
 const event = (n: number) => ({ accountId: 'a', eventType: 'generate' as const, metadata: { n } });
 
@@ -111,5 +111,71 @@ describe('event recorder', () => {
     for (let i = 0; i < 6; i++) recorder.record(event(i));
     await recorder.close();
     expect(most).toBe(3);
+  });
+
+  describe('identical events waiting together become one row with a count', () => {
+    const at = (iso: string) => new Date(iso);
+    const hit = (over: Partial<RecordedEvent> = {}) => ({ accountId: 'a', eventType: 'cache_hit' as const, imageId: 'i1', metadata: { via: 'embed' }, createdAt: at('2026-11-25T10:00:00Z'), ...over });
+
+    it.each<[string, Partial<RecordedEvent>, number]>([
+      ['the same event again', {}, 1],
+      ['a later instant of the same day', { createdAt: at('2026-11-25T23:59:59Z') }, 1],
+      ['another UTC day', { createdAt: at('2026-11-26T00:00:00Z') }, 2],
+      ['another account', { accountId: 'b' }, 2],
+      ['another image', { imageId: 'i2' }, 2],
+      ['no image', { imageId: null }, 2],
+      ['other metadata', { metadata: { via: 'render' } }, 2],
+      ['no metadata', { metadata: null }, 2],
+      ['another type', { eventType: 'impression' }, 2],
+    ])('%s: %i row(s)', async (_name, second, rows) => {
+      const written: CountedEvent[] = [];
+      const recorder = createEventRecorder({ write: async (b) => written.push(...b), onDropped: jest.fn(), flushIntervalMs: 10_000 });
+      recorder.record(hit());
+      recorder.record(hit(second));
+      await recorder.close();
+      expect(written).toHaveLength(rows);
+      expect(written.reduce((sum, e) => sum + e.count, 0)).toBe(2);
+      expect(written[0].createdAt).toEqual(at('2026-11-25T10:00:00Z'));
+    });
+
+    it('an embed batch recorded 40 times is 50 rows of count 40, in arrival order', async () => {
+      const written: CountedEvent[] = [];
+      const recorder = createEventRecorder({ write: async (b) => written.push(...b), onDropped: jest.fn(), batchSize: 100, flushIntervalMs: 10_000 });
+      for (let visit = 0; visit < 40; visit++) for (let i = 0; i < 50; i++) recorder.record(hit({ imageId: `i${i}` }));
+      await recorder.close();
+      expect(written.map((e) => [e.imageId, e.count])).toEqual(Array.from({ length: 50 }, (_, i) => [`i${i}`, 40]));
+    });
+
+    it('a row already handed to the store is not counted again: the next repeat starts a new row', async () => {
+      const written: CountedEvent[] = [];
+      const recorder = createEventRecorder({ write: async (b) => written.push(...b), onDropped: jest.fn(), flushIntervalMs: 10_000 });
+      recorder.record(hit());
+      await recorder.flush();
+      recorder.record(hit());
+      recorder.record(hit());
+      await recorder.close();
+      expect(written.map((e) => e.count)).toEqual([1, 2]);
+    });
+
+    it('a dropped row reports every event it stood for', async () => {
+      const onDropped = jest.fn();
+      const recorder = createEventRecorder({ write: async () => { throw new Error('db down'); }, onDropped, flushIntervalMs: 10_000 });
+      for (let i = 0; i < 7; i++) recorder.record(hit());
+      await recorder.close();
+      expect(onDropped).toHaveBeenCalledWith(7, 'store write failed', expect.any(Error));
+    });
+
+    it('with the buffer full, a repeat of a waiting row is still counted; a new row is dropped', async () => {
+      const onDropped = jest.fn();
+      const written: CountedEvent[] = [];
+      const recorder = createEventRecorder({ write: async (b) => written.push(...b), onDropped, maxBuffered: 2, batchSize: 100, flushIntervalMs: 10_000 });
+      recorder.record(hit({ imageId: 'i1' }));
+      recorder.record(hit({ imageId: 'i2' }));
+      recorder.record(hit({ imageId: 'i3' }));
+      recorder.record(hit({ imageId: 'i1' }));
+      await recorder.close();
+      expect(onDropped).toHaveBeenCalledTimes(1);
+      expect(written.map((e) => [e.imageId, e.count])).toEqual([['i1', 2], ['i2', 1]]);
+    });
   });
 });

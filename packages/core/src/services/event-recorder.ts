@@ -2,6 +2,10 @@
  * Analytics events recorded off the request path: buffered in memory (bounded) and written in
  * batches. A failed write is split in halves and retried, so only the rows the store refuses are
  * dropped (one caller's bad event never costs another's); callers never wait on the store.
+ *
+ * Identical events waiting to be written (same account, type, image, metadata and UTC day) become
+ * one row with a count: an embed batch on a busy page records the same 50 cache hits on every
+ * visit, and each row costs the store far more than counting it (docs/api/analytics.md).
  */
 export type ServiceEventType = 'generate' | 'cache_hit' | 'pin' | 'reject' | 'style_applied' | 'view' | 'impression' | 'click' | 'heart' | 'flag';
 
@@ -13,15 +17,20 @@ export interface RecordedEvent {
   createdAt: Date;
 }
 
+/** What the store receives: one row standing for `count` identical events, at the first one's time. */
+export interface CountedEvent extends RecordedEvent {
+  count: number;
+}
+
 export interface EventRecorderOptions {
-  write: (batch: RecordedEvent[]) => Promise<unknown>;
+  write: (batch: CountedEvent[]) => Promise<unknown>;
   onDropped: (count: number, reason: string, error?: unknown) => void;
   now?: () => Date;
-  /** Flush when this many events wait... */
+  /** Flush when this many distinct rows wait... */
   batchSize?: number;
   /** ...or this long after the first one arrived. */
   flushIntervalMs?: number;
-  /** Events beyond this many waiting are dropped (bounded memory when the store is down). */
+  /** New rows beyond this many waiting are dropped (bounded memory when the store is down); a repeat of a waiting row only counts. */
   maxBuffered?: number;
   /**
    * Writes one failed batch may take while it is split to find its bad rows. Finding one bad row
@@ -47,7 +56,8 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
   const flushIntervalMs = o.flushIntervalMs ?? 1000;
   const maxBuffered = o.maxBuffered ?? 10_000;
   const now = o.now ?? (() => new Date());
-  let buffer: RecordedEvent[] = [];
+  /** Rows waiting for a writer, by coalescing key, in arrival order. */
+  const buffer = new Map<string, CountedEvent>();
   let timer: NodeJS.Timeout | null = null;
   const maxWritesPerBatch = o.maxWritesPerBatch ?? 64;
   const maxWritesInFlight = o.maxWritesInFlight ?? Infinity;
@@ -55,13 +65,14 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
   const writes = new Set<Promise<void>>();
 
   /** Writes a batch, halving what fails; resolves to the rows left unwritten and the first error. */
-  async function writeSplitting(batch: RecordedEvent[]): Promise<{ dropped: number; error?: unknown }> {
+  async function writeSplitting(batch: CountedEvent[]): Promise<{ dropped: number; error?: unknown }> {
     let budget = maxWritesPerBatch;
     let firstError: unknown;
     let dropped = 0;
-    const attempt = async (rows: RecordedEvent[]): Promise<void> => {
+    const events = (rows: CountedEvent[]) => rows.reduce((sum, row) => sum + row.count, 0);
+    const attempt = async (rows: CountedEvent[]): Promise<void> => {
       if (budget <= 0) {
-        dropped += rows.length;
+        dropped += events(rows);
         return;
       }
       budget -= 1;
@@ -72,7 +83,7 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
         firstError ??= error;
       }
       if (rows.length === 1) {
-        dropped += rows.length;
+        dropped += events(rows);
         return;
       }
       const half = Math.ceil(rows.length / 2);
@@ -85,8 +96,13 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
 
   /** Starts batch writes while there are events and a free writer. */
   function pump(): void {
-    while (buffer.length > 0 && inFlight < maxWritesInFlight) {
-      const batch = buffer.splice(0, batchSize);
+    while (buffer.size > 0 && inFlight < maxWritesInFlight) {
+      const batch: CountedEvent[] = [];
+      for (const [key, row] of buffer) {
+        if (batch.length === batchSize) break;
+        batch.push(row);
+        buffer.delete(key);
+      }
       inFlight++;
       const write: Promise<void> = writeSplitting(batch)
         .then(({ dropped, error }) => {
@@ -111,12 +127,19 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
 
   return {
     record(event) {
-      if (buffer.length >= maxBuffered) {
+      const createdAt = event.createdAt ?? now();
+      const key = coalescingKey(event, createdAt);
+      const waiting = buffer.get(key);
+      if (waiting) {
+        waiting.count += 1;
+        return;
+      }
+      if (buffer.size >= maxBuffered) {
         o.onDropped(1, 'buffer full');
         return;
       }
-      buffer.push({ ...event, createdAt: event.createdAt ?? now() });
-      if (buffer.length >= batchSize) void flush();
+      buffer.set(key, { ...event, createdAt, count: 1 });
+      if (buffer.size >= batchSize) void flush();
       else if (!timer) {
         timer = setTimeout(() => void flush(), flushIntervalMs);
         timer.unref();
@@ -125,4 +148,11 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
     flush,
     close: flush,
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/** Events equal in everything but their instant, within one UTC day (daily counts stay exact). */
+function coalescingKey(e: Omit<RecordedEvent, 'createdAt'>, createdAt: Date): string {
+  return `${e.accountId}\u0000${e.eventType}\u0000${e.imageId ?? ''}\u0000${Math.floor(createdAt.getTime() / DAY_MS)}\u0000${e.metadata == null ? '' : JSON.stringify(e.metadata)}`;
 }

@@ -32,6 +32,23 @@ describe.each(bothDatabases)('analytics event batches (%s)', (_name, open) => {
     expect(rows.filter((r) => r.eventType === 'impression').map((r) => (r.metadata as { i: number }).i)).toEqual(Array.from({ length: 200 }, (_, i) => i));
   });
 
+  it('a row counting several identical events: stored with its count, exported with it, summed by the daily counts', async () => {
+    const events = createEventRepository(db.prisma, db.sql);
+    const account = await db.prisma.account.create({ data: { handle: 'counted', email: 'counted@example.com' } });
+    const at = new Date('2026-11-24T08:00:00.000Z');
+    await events.insertMany([
+      { accountId: account.id, eventType: 'cache_hit', metadata: { via: 'embed' }, createdAt: at, count: 40 },
+      { accountId: account.id, eventType: 'cache_hit', metadata: { via: 'render' }, createdAt: at },
+      { accountId: account.id, eventType: 'click', createdAt: at, count: 3 },
+    ]);
+    const exported = [];
+    for await (const e of events.export(account.id, new Date('2026-11-24T00:00:00Z'), new Date('2026-11-25T00:00:00Z'))) exported.push(e);
+    expect(exported.map((e) => [e.eventType, e.count]).sort()).toEqual([['cache_hit', 1], ['cache_hit', 40], ['click', 3]]);
+    expect(await events.dailyCounts(account.id, '2026-11-24', '2026-11-24')).toEqual(
+      expect.arrayContaining([{ day: '2026-11-24', eventType: 'cache_hit', count: 41 }, { day: '2026-11-24', eventType: 'click', count: 3 }]),
+    );
+  });
+
   it('a batch with a row the table refuses stores none of it and says so', async () => {
     const events = createEventRepository(db.prisma, db.sql);
     const account = await db.prisma.account.create({ data: { handle: 'refused', email: 'refused@example.com' } });

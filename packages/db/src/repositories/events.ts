@@ -8,6 +8,8 @@ export interface NewEvent {
   imageId?: string | null;
   metadata?: Record<string, unknown> | null;
   createdAt?: Date;
+  /** Identical events this row stands for (the recorder coalesces them); 1 when absent. */
+  count?: number;
 }
 
 /** The event types the dashboard's usage counts per day. */
@@ -22,7 +24,7 @@ export const createEventRepository = (prisma: PrismaClient, sql: SqlClient) => (
    */
   dailyCounts: (accountId: string, from: string, to: string) =>
     sql.query<{ day: string; eventType: DailyEventType; count: number }>(
-      `SELECT to_char("createdAt", 'YYYY-MM-DD') AS "day", "eventType", count(*)::int AS "count"
+      `SELECT to_char("createdAt", 'YYYY-MM-DD') AS "day", "eventType", sum("count")::int AS "count"
        FROM "AnalyticsEvent"
        WHERE "accountId" = $1 AND "createdAt" >= $2::date AND "createdAt" < ($3::date + 1) AND "eventType" = ANY($4::text[])
        GROUP BY 1, 2`,
@@ -46,8 +48,8 @@ export const createEventRepository = (prisma: PrismaClient, sql: SqlClient) => (
     };
     if (sql.copyRows) {
       // createdAt is a timestamp without zone holding UTC: the ISO string's "Z" is ignored on input.
-      const records = events.map((e) => [randomUUID(), e.accountId, e.eventType, e.imageId ?? null, e.metadata ? JSON.stringify(e.metadata) : null, iso(e.createdAt ?? now)]);
-      return sql.copyRows('AnalyticsEvent', ['id', 'accountId', 'eventType', 'imageId', 'metadata', 'createdAt'], records);
+      const records = events.map((e) => [randomUUID(), e.accountId, e.eventType, e.imageId ?? null, e.metadata ? JSON.stringify(e.metadata) : null, iso(e.createdAt ?? now), String(e.count ?? 1)]);
+      return sql.copyRows('AnalyticsEvent', ['id', 'accountId', 'eventType', 'imageId', 'metadata', 'createdAt', 'count'], records);
     }
     const rows = events.map((e) => ({
       account: e.accountId,
@@ -55,11 +57,12 @@ export const createEventRepository = (prisma: PrismaClient, sql: SqlClient) => (
       image: e.imageId ?? null,
       meta: e.metadata ?? null,
       created: iso(e.createdAt ?? now),
+      count: e.count ?? 1,
     }));
     return sql.execute(
-      `INSERT INTO "AnalyticsEvent" ("id", "accountId", "eventType", "imageId", "metadata", "createdAt")
-       SELECT gen_random_uuid(), t.account, t.type, t.image, t.meta, (t.created AT TIME ZONE 'UTC')
-       FROM jsonb_to_recordset($1::jsonb) AS t(account uuid, type text, image uuid, meta jsonb, created timestamptz)`,
+      `INSERT INTO "AnalyticsEvent" ("id", "accountId", "eventType", "imageId", "metadata", "createdAt", "count")
+       SELECT gen_random_uuid(), t.account, t.type, t.image, t.meta, (t.created AT TIME ZONE 'UTC'), t.count
+       FROM jsonb_to_recordset($1::jsonb) AS t(account uuid, type text, image uuid, meta jsonb, created timestamptz, count int)`,
       [JSON.stringify(rows)],
     );
   },
@@ -71,7 +74,7 @@ export type EventRepository = ReturnType<typeof createEventRepository>;
 export async function* eventsForExport(prisma: PrismaClient, accountId: string, from: Date, to: Date, pageSize = 1000) {
   let cursor: { createdAt: Date; id: string } | null = null;
   for (;;) {
-    const page: Array<{ id: string; createdAt: Date; eventType: string; imageId: string | null; metadata: unknown }> = await prisma.analyticsEvent.findMany({
+    const page: Array<{ id: string; createdAt: Date; eventType: string; imageId: string | null; metadata: unknown; count: number }> = await prisma.analyticsEvent.findMany({
       where: {
         accountId,
         createdAt: { gte: from, lt: to },
@@ -79,7 +82,7 @@ export async function* eventsForExport(prisma: PrismaClient, accountId: string, 
       },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: pageSize,
-      select: { id: true, createdAt: true, eventType: true, imageId: true, metadata: true },
+      select: { id: true, createdAt: true, eventType: true, imageId: true, metadata: true, count: true },
     });
     yield* page;
     if (page.length < pageSize) return;

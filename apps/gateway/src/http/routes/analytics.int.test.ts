@@ -36,9 +36,18 @@ describe.each(SHAPES)('POST /api/v1/analytics/events and the export (%s)', (shap
     const csv = await request(service.baseUrl).get(`/admin/api/v1/accounts/${account.handle}/analytics/export?format=csv`).set('Authorization', `Bearer ${service.config.adminToken}`);
     expect(csv.headers['content-type']).toMatch(/text\/csv/);
     const rows = csv.text.trim().split('\n');
-    expect(rows[0]).toBe('createdAt,eventType,imageId,metadata,id');
+    expect(rows[0]).toBe('createdAt,eventType,imageId,metadata,id,count');
     expect(rows).toHaveLength(4);
+    expect(rows.slice(1).every((r) => r.endsWith(',1'))).toBe(true);
     expect(rows.find((r) => r.includes(',impression,'))).toContain('""page"":""/home""');
+
+    const repeated = await send({ events: Array.from({ length: 3 }, () => ({ eventType: 'impression', imageId, metadata: { page: '/again' } })) });
+    expect(repeated.body).toEqual({ accepted: 3 });
+    await service.infra.events.flush();
+    const again = await request(service.baseUrl).get(`/admin/api/v1/accounts/${account.handle}/analytics/export?format=ndjson`).set('Authorization', `Bearer ${service.config.adminToken}`);
+    // Identical events waiting together are stored as one row that counts them.
+    const sameThree = again.text.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.metadata?.page === '/again');
+    expect(sameThree).toEqual([expect.objectContaining({ eventType: 'impression', imageId, count: 3 })]);
 
     const future = await request(service.baseUrl).get(`/admin/api/v1/accounts/${account.handle}/analytics/export?from=2099-01-01`).set('Authorization', `Bearer ${service.config.adminToken}`);
     expect(future.text).toBe('');
