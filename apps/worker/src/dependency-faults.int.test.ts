@@ -276,6 +276,28 @@ describe('a dependency fails while a job runs (production shape, worker processe
       await expectCompletedOnce(jobId, account);
     });
 
+    it('PostgreSQL gone when a job fails for good: the job reads failed at once, and its quota unit comes back once PostgreSQL does', async () => {
+      const account = await service.createAccount({ monthlyGenerations: 10 });
+      // A slow answer that is not an image: the cut lands while the model call runs.
+      backend.setBehaviour({ image: { kind: 'bytes', data: Buffer.from('<html><body>502 Bad Gateway</body></html>') } });
+      backendWire.set({ kind: 'slow', chunkBytes: 64, intervalMs: 150 });
+      startWorker(backendEnv());
+      const jobId = await generate(account, 'a quiet pond, database down at the end');
+      await processing(jobId);
+      pg.cut();
+      try {
+        const job = await finished(jobId, account);
+        expect(job.status).toBe('failed');
+        await until('the refund to fail once', () => logged('quota refund failed, will retry', jobId).length > 0, 30_000, workers);
+        expect(await quotaUsed(account)).toBe(1);
+      } finally {
+        pg.pass();
+      }
+      await until('the quota unit to be refunded', async () => (await quotaUsed(account)) === 0, 30_000, workers);
+      await until('the refund log line', () => logged('quota refund landed after retries', jobId).length > 0, 10_000, workers);
+      expect(logged('quota refund lost', jobId)).toHaveLength(0);
+    });
+
     it('PostgreSQL gone for a few seconds while a job completes: the caller sees it complete once; nothing lost', async () => {
       const account = await service.createAccount({ monthlyGenerations: 10 });
       startWorker({ MODEL_LATENCY_MS: '800' });

@@ -63,6 +63,14 @@ export interface GenerationProcessorDeps {
   now: () => Date;
 }
 
+/**
+ * A final failure's refund is tried this often, the waits doubling from REFUND_FIRST_WAIT_MS
+ * (about 30 s in all): the job already reads failed with its unit marked refunded, so a database
+ * outage at that moment must not keep the unit spent.
+ */
+export const REFUND_ATTEMPTS = 7;
+export const REFUND_FIRST_WAIT_MS = 500;
+
 /** Backend progress reaches the job store at most this often (the event stream reads it every 500 ms). */
 export const PROGRESS_WRITE_MS = 500;
 
@@ -262,13 +270,31 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     // As in cancellation: only the step that moves the job out of queued/processing refunds.
     const failed = await d.jobStore.update(payload.jobId, { status: 'failed', error: reason, completedAt: failedAt.toISOString(), ...(refund ? { quotaCharged: false } : {}) }, { ifStatus: ['queued', 'processing'] });
     if (!failed) return;
-    if (refund) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart!));
+    if (refund) await refundUnit(job.jobId, job.accountId, new Date(job.quotaPeriodStart!));
     await releaseJobHolds(d, job);
     await d.webhooks.jobFinished(payload.jobId);
     // Kept past the job store's hour for operators and the dashboard; a lost row loses only the listing.
     await d.failedJobs
       .record({ jobId: job.jobId, accountId: job.accountId, model: job.request.model ?? d.models.defaultId, reason, request: job.request, createdAt: new Date(job.createdAt), failedAt })
       .catch((e: unknown) => d.logger.warn('could not record a failed job', { jobId: job.jobId, error: e }));
+  }
+
+  /** Gives a failed job's quota unit back, retrying through a database outage; never throws (the job's other closing steps still run). */
+  async function refundUnit(jobId: string, accountId: string, periodStart: Date): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await d.quota.refund(accountId, periodStart);
+        if (attempt > 1) d.logger.info('quota refund landed after retries', { jobId, attempt });
+        return;
+      } catch (error) {
+        if (attempt >= REFUND_ATTEMPTS) {
+          d.logger.error('quota refund lost', { jobId, accountId, periodStart: periodStart.toISOString(), attempts: attempt, error });
+          return;
+        }
+        d.logger.warn('quota refund failed, will retry', { jobId, attempt, error });
+        await new Promise((resolve) => setTimeout(resolve, REFUND_FIRST_WAIT_MS * 2 ** (attempt - 1)));
+      }
+    }
   }
 
   /** Stops this process's run of a cancelled job, if it has one. */
