@@ -274,6 +274,9 @@ describe('a dependency fails while a job runs (production shape, worker processe
       await outageWhileCompleting(redis, jobId, 3000, false);
       expect(redis.stats().refused).toBeGreaterThan(0);
       await expectCompletedOnce(jobId, account);
+      // The outage is logged as structured lines, not printed by ioredis to stderr.
+      expect(workers.map((w) => w.output()).join('\n')).not.toContain('Unhandled error event');
+      expect(workers.flatMap((w) => w.lines()).some((l) => l.message === 'redis connection error')).toBe(true);
     });
 
     it('PostgreSQL gone when a job fails for good: the job reads failed at once, and its quota unit comes back once PostgreSQL does', async () => {

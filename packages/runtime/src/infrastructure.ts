@@ -152,7 +152,17 @@ export async function createStorage(config: Config['storage']): Promise<Storage>
   return createS3Storage(config);
 }
 
-async function connectRedis(url: string, waitsForReconnect: boolean): Promise<Redis> {
+/** An outage emits an error per reconnection attempt: at most one log line a second of them. */
+function onceASecond(log: (error: Error) => void): (error: Error) => void {
+  let last = 0;
+  return (error) => {
+    if (Date.now() - last < 1000) return;
+    last = Date.now();
+    log(error);
+  };
+}
+
+async function connectRedis(url: string, waitsForReconnect: boolean, onError: (error: Error) => void): Promise<Redis> {
   // By default, fail fast while Redis is down instead of queueing commands (requests get a 503).
   // A worker queues them until the next reconnection attempt instead: failing at once spent a
   // job's remaining attempts in the moments after Redis came back, while this client was still
@@ -168,6 +178,8 @@ async function connectRedis(url: string, waitsForReconnect: boolean): Promise<Re
     connectTimeout: 5000,
     enableAutoPipelining: true,
   });
+  // Without a listener ioredis prints each reconnection failure of an outage to stderr, unstructured.
+  redis.on('error', onError);
   await redis.connect();
   return redis;
 }
@@ -181,7 +193,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const db = await openDatabase(config.database, {
     onConnectionLost: (error) => logger.warn('database connection lost; the next query reconnects', { error: error.message }),
   });
-  const redis = config.redis ? await connectRedis(config.redis.url, options.redisWaitsForReconnect ?? false) : null;
+  const redis = config.redis ? await connectRedis(config.redis.url, options.redisWaitsForReconnect ?? false, onceASecond((error) => logger.warn('redis connection error', { error: error.message }))) : null;
   const prefix = config.redis ? `${config.redis.prefix}:` : '';
 
   const jobStore = redis ? createRedisJobStore({ redis, prefix }) : createMemoryJobStore({});
@@ -223,7 +235,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     ? createRedisInvalidationBus({
         publisher: redis,
         // Subscriber mode needs a connection of its own; it resubscribes by itself after a reconnect.
-        subscriber: redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, enableAutoPipelining: false }),
+        subscriber: redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, enableAutoPipelining: false }).on('error', onceASecond((error) => logger.warn('invalidation bus connection error', { error: error.message }))),
         prefix,
         onError: (error) => logger.warn('invalidation bus error', { error }),
       })
