@@ -11,11 +11,13 @@ type Deps = Pick<GatewayDeps, 'characters' | 'storage' | 'maxCharactersPerAccoun
  * MAX_CHARACTERS_PER_ACCOUNT characters (409), checked before any image is decoded or stored.
  */
 export async function createAccountCharacter(deps: Deps, accountId: string, { images, ...input }: CharacterInput & { images?: string[] }) {
-  if ((await deps.characters.countForAccount(accountId)) >= deps.maxCharactersPerAccount) {
-    throw new AppError('conflict', `An account may hold at most ${deps.maxCharactersPerAccount} characters: delete one first`);
-  }
+  const full = () => new AppError('conflict', `An account may hold at most ${deps.maxCharactersPerAccount} characters: delete one first`);
+  // Counted first so a full account never has its photos decoded; counted again, locked, as it is created.
+  if ((await deps.characters.countForAccount(accountId)) >= deps.maxCharactersPerAccount) throw full();
   const keys = images ? await storeReferenceImages(deps.storage, images) : [];
-  return deps.characters.create(accountId, input, keys);
+  const created = await deps.characters.createWithin(accountId, input, keys, deps.maxCharactersPerAccount);
+  if (!created) throw full();
+  return created;
 }
 
 /** Changes one of the account's characters (new images replace the references); null when it has no such character. */

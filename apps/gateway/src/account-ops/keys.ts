@@ -8,13 +8,11 @@ type Deps = Pick<GatewayDeps, 'apiKeys' | 'invalidation' | 'logger' | 'maxKeysPe
  * Creates an API key for an account (operator API and dashboard). A new publishable key changes
  * the domain lists permalinks are served under, so their cache is evicted. An account holds at
  * most MAX_KEYS_PER_ACCOUNT live keys (409): keys are free to mint and each one is another bucket
- * of rate limit and job slots. Two creates at the same instant may both pass the count.
+ * of rate limit and job slots, counted under a per-account lock (concurrent creates never pass it together).
  */
 export async function createAccountKey(deps: Deps, account: { id: string; handle: string }, input: { kind: KeyKind; name: string; domains: string[] } & Partial<KeyLimits>) {
-  if ((await deps.apiKeys.countActive(account.id)) >= deps.maxKeysPerAccount) {
-    throw new AppError('conflict', `An account may hold at most ${deps.maxKeysPerAccount} live keys: revoke one first`);
-  }
-  const created = await deps.apiKeys.create(account.id, input);
+  const created = await deps.apiKeys.createWithin(account.id, input, deps.maxKeysPerAccount);
+  if (!created) throw new AppError('conflict', `An account may hold at most ${deps.maxKeysPerAccount} live keys: revoke one first`);
   await deps.invalidation.publish({ kind: 'permalinks', accountId: account.id });
   deps.logger.info('key created', { handle: account.handle, keyId: created.id, kind: created.kind });
   return created;

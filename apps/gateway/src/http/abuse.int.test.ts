@@ -265,6 +265,16 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
       expect((await character(4)).status).toBe(409);
     });
 
+    it('concurrent creates never pass the caps together: 10 keys at once on 2 free places give two 201s, 10 characters at once on a cap of 2 give two', async () => {
+      const holder = await service.createAccount();
+      const keys = await Promise.all(Array.from({ length: 10 }, (_, n) => service.admin('POST', `/admin/api/v1/accounts/${holder.handle}/keys`, { kind: 'secret', name: `burst${n}`, domains: [] })));
+      expect(keys.map((r) => r.status).sort()).toEqual([201, 201, ...Array(8).fill(409)]);
+      const holderId = (await service.infra.accounts.findByHandle(holder.handle))!.id;
+      expect(await service.infra.apiKeys.countActive(holderId)).toBe(4);
+      const characters = await Promise.all(Array.from({ length: 10 }, (_, n) => service.admin('POST', `/admin/api/v1/accounts/${holder.handle}/characters`, { name: `burst${n}`, specSheet: 'a tall lighthouse keeper' })));
+      expect(characters.map((r) => r.status).sort()).toEqual([201, 201, ...Array(8).fill(409)]);
+    });
+
     it('streams are capped per key and per account (429), and end when the key is revoked or the account suspended', async () => {
       const owner = await service.createAccount();
       const job = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${owner.secretKey}`).send({ prompt: 'a job that waits' });

@@ -1,6 +1,17 @@
 import { generateApiKey, hashApiKey, keyHint, newSigningSecret, type KeyKind } from '@promptpix/core';
 import type { Prisma, PrismaClient } from '../generated/client';
 import type { SqlClient } from '../sql';
+import { lockAccountFor } from './account-lock';
+
+type NewKeyInput = { kind: KeyKind; name: string; domains: string[] } & Partial<KeyLimits>;
+
+async function insertKey(db: Prisma.TransactionClient, accountId: string, input: NewKeyInput) {
+  const key = generateApiKey(input.kind);
+  const row = await db.apiKey.create({
+    data: { accountId, ...input, hash: hashApiKey(key), hint: keyHint(key), signingSecret: input.kind === 'publishable' ? newSigningSecret() : null },
+  });
+  return { id: row.id, key, kind: row.kind, name: row.name, domains: row.domains, hint: row.hint, createdAt: row.createdAt };
+}
 
 /** A key's own limits (docs/api/embed.md): budgets (null: the service default) and signed mode. */
 export interface KeyLimits {
@@ -85,13 +96,22 @@ export const createApiKeyRepository = (prisma: PrismaClient, sql: SqlClient) => 
    * Creates a key and returns it in clear: the only time it exists outside the caller's hands. A
    * publishable key gets a signing secret for signed mode.
    */
-  async create(accountId: string, input: { kind: KeyKind; name: string; domains: string[] } & Partial<KeyLimits>) {
-    const key = generateApiKey(input.kind);
-    const row = await prisma.apiKey.create({
-      data: { accountId, ...input, hash: hashApiKey(key), hint: keyHint(key), signingSecret: input.kind === 'publishable' ? newSigningSecret() : null },
-    });
-    return { id: row.id, key, kind: row.kind, name: row.name, domains: row.domains, hint: row.hint, createdAt: row.createdAt };
+  async create(accountId: string, input: NewKeyInput) {
+    return insertKey(prisma, accountId, input);
   },
+
+  /**
+   * Creates a key unless the account already holds `maxLive` live keys (null then). The count and
+   * the insert run under a per-account lock, so concurrent creates never pass the cap together.
+   */
+  createWithin(accountId: string, input: NewKeyInput, maxLive: number) {
+    return prisma.$transaction(async (tx) => {
+      await lockAccountFor(tx, 'keys', accountId);
+      if ((await tx.apiKey.count({ where: { accountId, revokedAt: null } })) >= maxLive) return null;
+      return insertKey(tx, accountId, input);
+    });
+  },
+
 
   /** Sets a key's limits; null when no such live key (of that account, given one). */
   async updateLimits(id: string, patch: Partial<KeyLimits>, accountId?: string) {

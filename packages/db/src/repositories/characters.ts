@@ -1,5 +1,12 @@
-import type { PrismaClient } from '../generated/client';
+import type { Prisma, PrismaClient } from '../generated/client';
 import type { CharacterBehavior } from '../generated/enums';
+import { lockAccountFor } from './account-lock';
+
+const insertCharacter = (db: Prisma.TransactionClient, accountId: string, input: CharacterInput, referenceKeys: string[]) =>
+  db.character.create({
+    data: { accountId, ...input, references: { create: referenceKeys.map((storageKey, position) => ({ storageKey, position })) } },
+    include: { _count: { select: { references: true } } },
+  });
 
 export interface CharacterInput {
   name: string;
@@ -12,10 +19,14 @@ export interface CharacterInput {
 
 export const createCharacterRepository = (prisma: PrismaClient) => ({
   /** Creates a character with its (already stored) reference images, in one transaction. */
-  create: (accountId: string, input: CharacterInput, referenceKeys: string[]) =>
-    prisma.character.create({
-      data: { accountId, ...input, references: { create: referenceKeys.map((storageKey, position) => ({ storageKey, position })) } },
-      include: { _count: { select: { references: true } } },
+  create: (accountId: string, input: CharacterInput, referenceKeys: string[]) => insertCharacter(prisma, accountId, input, referenceKeys),
+
+  /** Null when the account already holds `maxCharacters` (counted and inserted under a per-account lock, so concurrent creates never pass the cap together). */
+  createWithin: (accountId: string, input: CharacterInput, referenceKeys: string[], maxCharacters: number) =>
+    prisma.$transaction(async (tx) => {
+      await lockAccountFor(tx, 'characters', accountId);
+      if ((await tx.character.count({ where: { accountId } })) >= maxCharacters) return null;
+      return insertCharacter(tx, accountId, input, referenceKeys);
     }),
 
   /** Changes a character; new source images or spec sheet bump its source version (prepared references go stale). */
