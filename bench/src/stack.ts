@@ -118,7 +118,9 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const undo: Array<[string, () => Promise<unknown>]> = [];
 
-  undo.push(['temp dir', async () => rmSync(tmp, { recursive: true, force: true })]);
+  // BENCH_KEEP_LOGS=1 keeps the servers' logs (and data) for a look afterwards.
+  if (process.env.BENCH_KEEP_LOGS) log(`logs kept in ${logDir}`);
+  else undo.push(['temp dir', async () => rmSync(tmp, { recursive: true, force: true })]);
   await adminQuery(`CREATE DATABASE "${dbName}"`);
   undo.push(['database', () => adminQuery(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)]);
   log(`database ${dbName} created; migrating`);
@@ -202,7 +204,7 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
       const gatewayEnv = env({ ...GATEWAY_ENV, ...options.env });
       const child = options.source
         ? startChild({ name: 'gateway-tsx', script: 'apps/gateway/src/main.ts', env: gatewayEnv, logDir, nodeArgs: options.nodeArgs })
-        : startChild({ name: 'gateway', ...bundle('gateway'), env: gatewayEnv, logDir, nodeArgs: [...BUNDLE_NODE_ARGS, ...(options.nodeArgs ?? [])] });
+        : startChild({ name: 'gateway', ...bundle('gateway'), env: gatewayEnv, logDir, nodeArgs: [...BUNDLE_NODE_ARGS, ...gatewayNodeArgs(), ...(options.nodeArgs ?? [])] });
       stack.gateway = child;
       await waitHealthy(child, baseUrl);
       return child;
@@ -291,3 +293,6 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
   };
   return stack;
 }
+
+/** BENCH_GATEWAY_NODE_ARGS: extra node flags for the production gateway (e.g. `--trace-gc`; its output lands in the gateway's log). */
+const gatewayNodeArgs = (): string[] => (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
