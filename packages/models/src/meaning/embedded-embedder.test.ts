@@ -76,6 +76,8 @@ describe('the word-vector part: head word and common directions', () => {
     ['a red fox in a snowy forest', 'fox'],
     ['a friendly robot waving hello', 'robot'],
     ['a cup of coffee on a cafe table', 'coffee'],
+    ['a team meeting in a bright modern office', 'meeting'],
+    ['a cat sleeping on a sunny windowsill', 'cat'],
     ['mountains above the clouds at dawn', 'mountains'],
     ['outer space', 'space'],
     ['in the rain', 'rain'],

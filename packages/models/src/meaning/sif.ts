@@ -46,11 +46,15 @@ const PHRASE_ENDS = new Set(
   'in on at by with under above below near across along through during over into beneath among atop against toward towards from after before behind beside inside outside around past and while'.split(' '),
 );
 
+/** Nouns in -ing that end a noun phrase rather than start a participle ("a team meeting"). */
+const ING_NOUNS = new Set('meeting building painting ceiling clothing wedding evening morning pudding stocking'.split(' '));
+
 /**
  * The head of the prompt's first noun phrase, what the picture is of: the last content word before
  * the first preposition or conjunction, or before a participle in -ing ("a **fox** in a snowy
- * forest", "a friendly **robot** waving hello", "a **cup** of coffee" → "coffee", since "of" does
- * not end the phrase). A heuristic without a tagger: undefined when the prompt has no content word.
+ * forest", "a friendly **robot** waving hello", "a team **meeting** in an office", "a cup of
+ * **coffee**", since "of" does not end the phrase). A heuristic without a tagger: undefined when
+ * the prompt has no content word.
  */
 export function headWord(text: string): string | undefined {
   const words = tokens(text);
@@ -61,7 +65,7 @@ export function headWord(text: string): string | undefined {
       continue;
     }
     if (STOPWORDS.has(word)) continue;
-    if (head && word.length > 5 && word.endsWith('ing')) break;
+    if (head && word.length > 5 && word.endsWith('ing') && !ING_NOUNS.has(word)) break;
     head = word;
   }
   return head;
