@@ -55,8 +55,8 @@ describe('the embedded encoder: WordNet concepts and GloVe word vectors in one v
     expect(v.terms.filter((t) => t < 0)).toEqual([-8, -7, -6, -5, -4, -3, -2, -1]);
     expect(v.terms.filter((t) => t >= 0).every((t) => t > 1000)).toBe(true);
     const bandKeys = v.keys.filter((k) => k < 0);
-    expect(bandKeys).toHaveLength(16);
-    expect(bandKeys.every((k) => k >= -16 * 64)).toBe(true);
+    expect(bandKeys).toHaveLength(20);
+    expect(bandKeys.every((k) => k >= -20 * 32)).toBe(true);
     expect(v.keys.filter((k) => k > 1000).length).toBeGreaterThan(0);
     expect(new Set(v.keys).size).toBe(v.keys.length);
   });
