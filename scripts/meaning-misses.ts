@@ -79,7 +79,7 @@ function top(vector: MeaningVector, n = 12): string {
     .map((t, i) => ({ t, w: vector.weights[i] }))
     .sort((x, y) => y.w - x.w)
     .slice(0, n)
-    .map((x) => `${label(x.t)}${vector.keys.includes(x.t) ? '*' : ''} ${x.w.toFixed(2)}`)
+    .map((x) => `${label(x.t)}${x.t > 0 && vector.keys.includes(x.t) ? '*' : ''} ${x.w.toFixed(2)}`)
     .join(', ');
 }
 
