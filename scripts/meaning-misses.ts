@@ -8,10 +8,12 @@
  *   npx tsx scripts/meaning-misses.ts            # misses of the tuning split
  *   npx tsx scripts/meaning-misses.ts --unrelated # also the unrelated queries answered (tuning split)
  *   npx tsx scripts/meaning-misses.ts --held-out  # also the held-out split's totals (not while tuning)
+ *   npx tsx scripts/meaning-misses.ts --full      # the tuning split's misses with all 85 subjects in the library
  *   npx tsx scripts/meaning-misses.ts --explain "a puppy in a meadow" "a dog playing in a field of flowers"
  */
 import { calibrate, cosine, type MeaningVector } from '@promptpix/core';
 import { createCombinedEncoder, EMBEDDED_CALIBRATION } from '../packages/models/src/meaning/embedded-embedder';
+import { HEAD_DIMENSIONS } from '../packages/models/src/meaning/sif';
 import { openWordNet } from '../packages/models/src/meaning/wordnet';
 import { EVAL_SUBJECTS, UNRELATED_QUERIES } from '../packages/testing/src/instant-eval-set';
 
@@ -44,6 +46,8 @@ function trigramSimilarity(a: string, b: string): number {
 const fullLibrary = EVAL_SUBJECTS.map((s) => ({ prompt: s.prompt, vector: encoder.encode(s.prompt) }));
 /** Misses are read against the tuning subjects alone, so the held-out ones do not steer the tuning. */
 const tuningLibrary = fullLibrary.filter((_, i) => EVAL_SUBJECTS[i].split === 'tuning');
+/** The held-out subjects alone (with --held-out): totals only. */
+const heldOutLibrary = fullLibrary.filter((_, i) => EVAL_SUBJECTS[i].split === 'held-out');
 let library = tuningLibrary;
 
 function rank(query: string) {
@@ -59,7 +63,7 @@ function rank(query: string) {
     .sort((a, b) => b.cos - a.cos);
 }
 
-const label = (id: number) => (id < 0 ? `glove[${id + 100}]` : wordnet.synset(id).words.slice(0, 2).join('/'));
+const label = (id: number) => (id < -100 ? `head[${id + 100 + HEAD_DIMENSIONS}]` : id < 0 ? `glove[${id + 100}]` : wordnet.synset(id).words.slice(0, 2).join('/'));
 function shared(a: MeaningVector, b: MeaningVector, n = 6): string {
   const bw = new Map(b.terms.map((t, i) => [t, b.weights[i]]));
   return a.terms
@@ -75,7 +79,7 @@ function top(vector: MeaningVector, n = 12): string {
     .map((t, i) => ({ t, w: vector.weights[i] }))
     .sort((x, y) => y.w - x.w)
     .slice(0, n)
-    .map((x) => `${label(x.t)}${vector.keys.includes(x.t) ? '*' : ''} ${x.w.toFixed(2)}`)
+    .map((x) => `${label(x.t)}${x.t > 0 && vector.keys.includes(x.t) ? '*' : ''} ${x.w.toFixed(2)}`)
     .join(', ');
 }
 
@@ -90,9 +94,14 @@ if (args[0] === '--explain') {
     console.log(`cosine ${cosine(va, vb).toFixed(3)}; shared: ${shared(va, vb, 12)}`);
   }
 } else {
-  for (const [name, lib] of [['tuning library', tuningLibrary], ['full library', fullLibrary]] as const) {
+  // --full: the tuning split's misses (and, with --unrelated, false matches) read against all 85
+  // subjects in one library, where a paraphrase has more subjects to be confused with.
+  const readIn = args.includes('--full') ? 'full library' : 'tuning library';
+  const libraries = [['tuning library', tuningLibrary], ['full library', fullLibrary]] as Array<[string, typeof fullLibrary]>;
+  if (args.includes('--held-out')) libraries.push(['held-out library', heldOutLibrary]);
+  for (const [name, lib] of libraries) {
     library = lib;
-    evaluate(name, name === 'tuning library');
+    evaluate(name, name === readIn);
   }
 }
 
@@ -159,6 +168,7 @@ function evaluate(name: string, printMisses: boolean) {
     if (split === 'held-out' && !args.includes('--held-out')) continue;
     console.log(`${name}, ${split}: recall@1 ${(t.hit / t.n).toFixed(3)} (${t.hit}/${t.n}); unrelated answered ${t.answered}/${t.unrelated}`);
   }
+  if (!totals.tuning) return;
   // The cosine spread of unrelated queries' best candidates: where the calibration floor should sit.
   const unrelatedCos = UNRELATED_QUERIES.filter((u) => u.split === 'tuning')
     .map((u) => rank(u.query)[0]?.cos ?? 0)

@@ -1,7 +1,8 @@
 import { cosine } from '@promptpix/core';
 import { createConceptEncoder } from './concepts';
-import { createCombinedEncoder, createEmbeddedEmbedder, GLOVE_SHARE } from './embedded-embedder';
-import { sifVector } from './sif';
+import { CONCEPT_SHARE, createCombinedEncoder, createEmbeddedEmbedder, GLOVE_SHARE, HEAD_SHARE } from './embedded-embedder';
+import { GLOVE_COMMON_DIRECTIONS, GLOVE_HEAD_BASIS } from './glove-common-directions';
+import { COMMON_DIRECTIONS_OF, HEAD_DIMENSIONS, headVector, headWord, inBasis, sifVector, withoutCommon } from './sif';
 import { buildTinyWordVectors } from './test-fixtures/word-vectors';
 import { openWordVectors } from './word-vectors';
 
@@ -18,6 +19,7 @@ describe('the embedded encoder: WordNet concepts and GloVe word vectors in one v
     ['a zebra', 'an aardvark'],
     ['a cat', 'a cat'],
     ['a kitten', 'an unknownword'],
+    ['a kitten on a windowsill', 'a cat in the sun'],
   ];
 
   it.each(pairs)('the cosine of "%s" and "%s" is the blend of the word-vector and the concept cosines', (a, b) => {
@@ -25,9 +27,10 @@ describe('the embedded encoder: WordNet concepts and GloVe word vectors in one v
     const concepts = createConceptEncoder();
     const vectors = openWordVectors(fixture.file);
     try {
-      const [ga, gb] = [sifVector(a, vectors), sifVector(b, vectors)];
-      const glove = ga && gb ? ga.reduce((sum, v, d) => sum + v * gb[d], 0) : 0;
-      const expected = GLOVE_SHARE * glove + (1 - GLOVE_SHARE) * cosine(concepts.encode(a), concepts.encode(b));
+      const dot = (x: Float64Array | null, y: Float64Array | null) => (x && y ? x.reduce((sum, v, d) => sum + v * y[d], 0) : 0);
+      const glove = dot(sifVector(a, vectors), sifVector(b, vectors));
+      const head = dot(headVector(a, vectors), headVector(b, vectors));
+      const expected = GLOVE_SHARE * glove + HEAD_SHARE * head + CONCEPT_SHARE * cosine(concepts.encode(a), concepts.encode(b));
       expect(cosine(combined.encode(a), combined.encode(b))).toBeCloseTo(expected, 3);
     } finally {
       combined.close();
@@ -43,17 +46,17 @@ describe('the embedded encoder: WordNet concepts and GloVe word vectors in one v
     encoder.close();
   });
 
-  it('has unit length, ascending terms (word-vector dimensions below 0, concepts above) and keys of both parts that never collide', () => {
+  it('has unit length, ascending terms (head word and sentence word-vector dimensions below 0, concepts above) and keys of both parts that never collide', () => {
     const encoder = createCombinedEncoder({ wordVectorsFile: fixture.file });
     const v = encoder.encode('a kitten in the sun');
     encoder.close();
     expect(Math.hypot(...v.weights)).toBeCloseTo(1, 3);
     expect([...v.terms].sort((a, b) => a - b)).toEqual(v.terms);
-    expect(v.terms.filter((t) => t < 0)).toEqual([-4, -3, -2, -1]);
+    expect(v.terms.filter((t) => t < 0)).toEqual([-8, -7, -6, -5, -4, -3, -2, -1]);
     expect(v.terms.filter((t) => t >= 0).every((t) => t > 1000)).toBe(true);
     const bandKeys = v.keys.filter((k) => k < 0);
-    expect(bandKeys).toHaveLength(16);
-    expect(bandKeys.every((k) => k >= -16 * 64)).toBe(true);
+    expect(bandKeys).toHaveLength(20);
+    expect(bandKeys.every((k) => k >= -20 * 32)).toBe(true);
     expect(v.keys.filter((k) => k > 1000).length).toBeGreaterThan(0);
     expect(new Set(v.keys).size).toBe(v.keys.length);
   });
@@ -64,7 +67,35 @@ describe('the embedded encoder: WordNet concepts and GloVe word vectors in one v
     encoder.close();
     expect(v.terms.every((t) => t > 0)).toBe(true);
     expect(v.keys.every((k) => k > 0)).toBe(true);
-    expect(Math.hypot(...v.weights)).toBeCloseTo(Math.sqrt(1 - GLOVE_SHARE), 3);
+    expect(Math.hypot(...v.weights)).toBeCloseTo(Math.sqrt(CONCEPT_SHARE), 3);
+  });
+});
+
+describe('the word-vector part: head word and common directions', () => {
+  it.each([
+    ['a red fox in a snowy forest', 'fox'],
+    ['a friendly robot waving hello', 'robot'],
+    ['a cup of coffee on a cafe table', 'coffee'],
+    ['a team meeting in a bright modern office', 'meeting'],
+    ['a cat sleeping on a sunny windowsill', 'cat'],
+    ['mountains above the clouds at dawn', 'mountains'],
+    ['outer space', 'space'],
+    ['in the rain', 'rain'],
+    ['the of and', undefined],
+  ])('the head of "%s" is %s', (prompt, head) => {
+    expect(headWord(prompt)).toBe(head);
+  });
+
+  it('removes the common directions and keeps unit length', () => {
+    const v = Float64Array.from([0.6, 0.8, 0, 0]);
+    const out = withoutCommon(v, [[1, 0, 0, 0]]);
+    expect(Array.from(out!)).toEqual([0, 1, 0, 0]);
+    expect(withoutCommon(Float64Array.from([1, 0, 0, 0]), [[1, 0, 0, 0]])).toBeNull();
+  });
+
+  it('leaves vectors of another length (another word-vector file) as they are', () => {
+    const v = Float64Array.from([0.6, 0.8]);
+    expect(Array.from(withoutCommon(v, [[1, 0, 0, 0]])!)).toEqual([0.6, 0.8]);
   });
 });
 
@@ -87,5 +118,32 @@ describe('the embedded default adapter', () => {
     expect(vector.terms.every((t) => t > 0)).toBe(true);
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0][0]).toMatch(/word-vector file .* not found.*WordNet concepts alone/);
+  });
+});
+
+describe('the common directions and head basis of the GloVe file (generated by scripts/glove-common-directions.ts)', () => {
+  const dot = (u: readonly number[], w: readonly number[]) => u.reduce((sum, x, d) => sum + x * w[d], 0);
+  it.each([
+    ['common directions', GLOVE_COMMON_DIRECTIONS, COMMON_DIRECTIONS_OF.removed],
+    ['head basis', GLOVE_HEAD_BASIS, HEAD_DIMENSIONS],
+  ] as const)('the %s are orthonormal directions of the file’s 100 dimensions', (_name, rows, count) => {
+    expect(rows).toHaveLength(count);
+    rows.forEach((u, i) => {
+      expect(u).toHaveLength(100);
+      rows.forEach((w, j) => expect(dot(u, w)).toBeCloseTo(i === j ? 1 : 0, 4));
+    });
+  });
+
+  it('the head basis lies outside the common directions', () => {
+    for (const u of GLOVE_HEAD_BASIS) for (const c of GLOVE_COMMON_DIRECTIONS) expect(Math.abs(dot(u, c))).toBeLessThan(1e-4);
+  });
+
+  it('a vector in the basis is its coordinates, at unit length; one of another length is left as it is', () => {
+    const v = Float64Array.from(GLOVE_HEAD_BASIS[0].map((x, d) => 0.6 * x + 0.8 * GLOVE_HEAD_BASIS[1][d]));
+    const coordinates = inBasis(v, GLOVE_HEAD_BASIS)!;
+    expect(coordinates).toHaveLength(HEAD_DIMENSIONS);
+    expect(coordinates[0]).toBeCloseTo(0.6, 4);
+    expect(coordinates[1]).toBeCloseTo(0.8, 4);
+    expect(Array.from(inBasis(Float64Array.from([1, 0]), GLOVE_HEAD_BASIS)!)).toEqual([1, 0]);
   });
 });
