@@ -1,4 +1,4 @@
-import { createEventRecorder, type CountedEvent, type RecordedEvent } from './event-recorder';
+import { createEventRecorder, MAX_COALESCED_METADATA, type CountedEvent, type RecordedEvent } from './event-recorder';
 
 const event = (n: number) => ({ accountId: 'a', eventType: 'generate' as const, metadata: { n } });
 
@@ -155,6 +155,16 @@ describe('event recorder', () => {
       recorder.record(hit());
       await recorder.close();
       expect(written.map((e) => e.count)).toEqual([1, 2]);
+    });
+
+    it('events with long metadata are kept one row each: the buffer never holds a second copy of it', async () => {
+      const written: CountedEvent[] = [];
+      const recorder = createEventRecorder({ write: async (b) => written.push(...b), onDropped: jest.fn(), flushIntervalMs: 10_000 });
+      const long = { note: 'x'.repeat(MAX_COALESCED_METADATA) };
+      recorder.record(hit({ metadata: long }));
+      recorder.record(hit({ metadata: long }));
+      await recorder.close();
+      expect(written.map((e) => e.count)).toEqual([1, 1]);
     });
 
     it('a dropped row reports every event it stood for', async () => {

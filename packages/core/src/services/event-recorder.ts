@@ -151,8 +151,16 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorder {
 }
 
 const DAY_MS = 86_400_000;
+/**
+ * Metadata longer than this (as JSON) is never coalesced: the key would hold a second copy of up to
+ * 4 KB per buffered event. The service's own events ({via: 'embed'}, {jobId}) are far shorter.
+ */
+export const MAX_COALESCED_METADATA = 256;
+let uncoalesced = 0;
 
 /** Events equal in everything but their instant, within one UTC day (daily counts stay exact). */
 function coalescingKey(e: Omit<RecordedEvent, 'createdAt'>, createdAt: Date): string {
-  return `${e.accountId}\u0000${e.eventType}\u0000${e.imageId ?? ''}\u0000${Math.floor(createdAt.getTime() / DAY_MS)}\u0000${e.metadata == null ? '' : JSON.stringify(e.metadata)}`;
+  const metadata = e.metadata == null ? '' : JSON.stringify(e.metadata);
+  if (metadata.length > MAX_COALESCED_METADATA) return `\u0001${uncoalesced++}`;
+  return `${e.accountId}\u0000${e.eventType}\u0000${e.imageId ?? ''}\u0000${Math.floor(createdAt.getTime() / DAY_MS)}\u0000${metadata}`;
 }
