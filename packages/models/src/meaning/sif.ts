@@ -14,7 +14,7 @@ import type { WordVectors } from './word-vectors';
 export const SIF_A = 1e-4;
 const EULER_GAMMA = 0.5772;
 /** How many common directions glove-common-directions.ts holds: the mean direction and 3 principal ones. */
-export const COMMON_DIRECTIONS_OF = { removed: 4 };
+export const COMMON_DIRECTION_COUNT = 4;
 /** The dimensions of a head word's stored vector: its coordinates in GLOVE_HEAD_BASIS. */
 export const HEAD_DIMENSIONS = 48;
 
