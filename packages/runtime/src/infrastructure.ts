@@ -208,7 +208,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
         // A crashed worker's job is taken over once its lock lapses and the stall check runs.
         lockDurationMs: config.worker.lockMs,
         stalledIntervalMs: Math.max(250, Math.floor(config.worker.lockMs / 2)),
-        onError: (error) => logger.warn('queue connection error', { error: error.message }),
+        onError: onceASecond((error) => logger.warn('queue connection error', { error: error.message })),
       })
     : createInProcessGenerationQueue({ attempts: config.worker.attempts, backoffMs: config.worker.backoffMs });
   // Webhook deliveries: the same queue port on a queue of its own; retries up to about a day.
@@ -219,7 +219,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
         queueName: 'webhooks',
         attempts: config.webhooks.attempts,
         backoffMs: config.webhooks.backoffMs,
-        onError: (error) => logger.warn('webhook queue connection error', { error: error.message }),
+        onError: onceASecond((error) => logger.warn('webhook queue connection error', { error: error.message })),
       })
     : createInProcessGenerationQueue({ attempts: config.webhooks.attempts, backoffMs: config.webhooks.backoffMs });
   const webhookStore = createWebhookRepository(db.prisma, { logDays: config.webhooks.logDays, now });
