@@ -44,3 +44,4 @@ export * from './grouped-reservation';
 export * from './routing/circuit-breaker';
 export * from './routing/backend-breaker';
 export * from './progress';
+export * from './queueing/fair-order';

@@ -3,19 +3,24 @@
  * twice adds it once. Producer and consumer use separate connections: the producer fails fast
  * while Redis is down (no offline queue, few retries) so a request gets an error instead of
  * hanging; the worker's connection retries forever, as BullMQ requires.
+ *
+ * Jobs reach BullMQ's wait list through the fair layer (./fair-dispatch.ts): one job per group
+ * (account) at a time, the group's next one when a worker takes it.
  */
-import { Queue, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, WaitingError, Worker, type Job, type JobsOptions } from 'bullmq';
 import Redis from 'ioredis';
-import type {
-  ConsumerOptions,
-  GenerationJobHandler,
-  GenerationJobPayload,
-  GenerationQueue,
-  QueueConsumer,
-  QueueDepth,
-} from '@promptpix/core/src/ports/queue';
-import { PermanentJobError } from '@promptpix/core/src/ports/queue';
+import {
+  PermanentJobError,
+  SHARED_GROUP,
+  type ConsumerOptions,
+  type GenerationJobHandler,
+  type GenerationJobPayload,
+  type GenerationQueue,
+  type QueueConsumer,
+  type QueueDepth,
+} from '@promptpix/core';
 import { isPermanentJobError, toError } from './errors';
+import { createFairDispatch, fairQueueKeys, type ReleasedJob } from './fair-dispatch';
 
 export interface BullGenerationQueueOptions {
   redisUrl: string;
@@ -38,19 +43,28 @@ export interface BullGenerationQueueOptions {
   producerReadyTimeoutMs?: number;
   /** Connection and worker errors, and errors thrown by onFinalFailure (default: console.error). */
   onError?: (error: Error) => void;
+  /**
+   * Take the groups' jobs in turn (default true). Off, every job goes straight to BullMQ's wait
+   * list in arrival order (the webhook queue, whose deliveries are short and bounded per job).
+   */
+  fair?: boolean;
+  /** How often each worker looks for a fair-queue step that never ran (default 5000 ms). */
+  fairSweepIntervalMs?: number;
 }
 
 export const DEFAULT_QUEUE_NAME = 'generation';
 
 /**
- * Redis keys of a BullMQ queue. `wait` is the list of jobs waiting for a worker (what an
- * autoscaler reads with LLEN); `active` a list, `delayed`, `prioritized`, `completed`, `failed`
- * sorted sets.
+ * Redis keys of a BullMQ queue. Waiting jobs are on two lists, which an autoscaler reads with
+ * LLEN: `wait`, each group's head (what workers take next), and `parked`, one entry per job
+ * waiting behind its group's head (./fair-dispatch.ts). `active` is a list; `delayed`,
+ * `prioritized`, `completed`, `failed` sorted sets.
  */
 export function bullQueueKeys(prefix: string, queueName: string = DEFAULT_QUEUE_NAME) {
   const base = `${prefix}:${queueName}`;
   return {
     wait: `${base}:wait`,
+    parked: fairQueueKeys(prefix, queueName).parked,
     active: `${base}:active`,
     delayed: `${base}:delayed`,
     prioritized: `${base}:prioritized`,
@@ -115,6 +129,16 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
   const readyTimeoutMs = options.producerReadyTimeoutMs ?? 3000;
   const onError = options.onError ?? ((error: Error) => console.error(`bullmq queue ${queueName}:`, error));
   const prefix = options.prefix.replace(/:+$/, '');
+  const fair = options.fair === false ? null : createFairDispatch({ prefix, queueName });
+  const sweepIntervalMs = options.fairSweepIntervalMs ?? 5000;
+  const jobOptions = (jobId: string): JobsOptions => ({ jobId });
+  const defaultJobOptions: JobsOptions = {
+    attempts,
+    backoff: { type: 'exponential', delay: backoffMs },
+    removeOnComplete: { age: options.removeOnCompleteAgeSeconds ?? 3600 },
+    removeOnFail: { age: options.removeOnFailAgeSeconds ?? 7 * 24 * 3600 },
+  };
+  const addToWaitList = (queue: Queue, { jobId, payload }: ReleasedJob) => queue.add(JOB_NAME, JSON.parse(payload) as unknown, jobOptions(jobId));
 
   // Created on first use: a worker-only process never opens the producer connection.
   let producer: { redis: Redis; queue: Queue } | null = null;
@@ -133,16 +157,7 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
         enableAutoPipelining: true,
       });
       redis.on('error', (e: Error) => onError(e));
-      const queue = new Queue(queueName, {
-        connection: redis,
-        prefix,
-        defaultJobOptions: {
-          attempts,
-          backoff: { type: 'exponential', delay: backoffMs },
-          removeOnComplete: { age: options.removeOnCompleteAgeSeconds ?? 3600 },
-          removeOnFail: { age: options.removeOnFailAgeSeconds ?? 7 * 24 * 3600 },
-        },
-      });
+      const queue = new Queue(queueName, { connection: redis, prefix, defaultJobOptions });
       queue.on('error', (e: Error) => onError(e));
       producer = { redis, queue };
     }
@@ -163,6 +178,29 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
       connectionName: `${prefix}:${queueName}:worker`,
     });
     connection.on('error', (e: Error) => onError(e));
+    // Adds the group's next job when this worker takes a head; on the worker's connection, which
+    // waits out a Redis blip instead of failing (the sweep covers a worker killed in between).
+    const releases = fair && new Queue(queueName, { connection, prefix, defaultJobOptions });
+    releases?.on('error', (e: Error) => onError(e));
+    const releaseNextOf = async (jobId: string) => {
+      if (!fair || !releases) return;
+      try {
+        const next = await fair.left(connection, jobId);
+        if (next) await addToWaitList(releases, next);
+      } catch (e) {
+        onError(toError(e));
+      }
+    };
+    const sweep = async () => {
+      if (!fair || !releases) return;
+      try {
+        for (const job of await fair.sweep(connection, sweepIntervalMs)) await addToWaitList(releases, job);
+      } catch (e) {
+        onError(toError(e));
+      }
+    };
+    const sweeper = fair ? setInterval(() => void sweep(), sweepIntervalMs) : undefined;
+    sweeper?.unref();
 
     /** Jobs whose final failure was already reported from inside the processor. */
     const reported = new WeakSet<Job>();
@@ -183,6 +221,8 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
         const maxAttempts = job.opts.attempts ?? attempts;
         const attempt = job.attemptsMade + 1;
         let payload: GenerationJobPayload = { v: 1, jobId: String(job.id) };
+        // This group's turn is taken: its next job joins the back of the wait list.
+        if (attempt === 1) await releaseNextOf(String(job.id));
         try {
           payload = parsePayload(job.data);
           await handler(payload, { attempt, maxAttempts, handBack: handBack.signal });
@@ -237,12 +277,14 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
         closing ??= (async () => {
           const grace = consumerOptions.shutdownGraceMs;
           const timer = grace === undefined ? undefined : setTimeout(() => handBack.abort(), grace);
+          clearInterval(sweeper);
           try {
             await worker.close();
             while (reporting.size > 0) await Promise.allSettled([...reporting]);
           } finally {
             clearTimeout(timer);
             consumers.delete(consumer);
+            await releases?.close().catch((e: unknown) => onError(toError(e)));
             await closeConnection(connection);
           }
         })();
@@ -254,26 +296,51 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
   };
 
   return {
-    async enqueue(payload) {
-      const queue = await readyQueue();
-      await queue.add(JOB_NAME, payload, { jobId: payload.jobId });
+    async enqueue(payload, enqueueOptions = {}) {
+      const { redis, queue } = await readyProducer();
+      if (!fair) {
+        await queue.add(JOB_NAME, payload, jobOptions(payload.jobId));
+        return;
+      }
+      const released = { jobId: payload.jobId, payload: JSON.stringify(payload) };
+      if ((await fair.enqueue(redis, released.jobId, enqueueOptions.group ?? SHARED_GROUP, released.payload)) !== 'release') return;
+      try {
+        await addToWaitList(queue, released);
+      } catch (error) {
+        // Not on the wait list: the group's turn passes to its next job (or, if Redis is gone
+        // now, the sweep gives it on once the head is found missing).
+        await fair
+          .left(redis, payload.jobId)
+          .then((next) => (next ? addToWaitList(queue, next) : undefined))
+          .catch(() => undefined);
+        throw error;
+      }
     },
 
     consume,
 
     async depth(): Promise<QueueDepth> {
-      const queue = await readyQueue();
-      const c = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+      const { redis, queue } = await readyProducer();
+      const [c, groups] = await Promise.all([
+        queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed'),
+        fair ? fair.stats(redis) : Promise.resolve({ parked: 0, groupsWaiting: 0, largestGroupBacklog: 0 }),
+      ]);
+      const listed = (c.waiting ?? 0) + (c.prioritized ?? 0);
       return {
-        waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
+        waiting: listed + groups.parked,
         active: c.active ?? 0,
         delayed: c.delayed ?? 0,
         failed: c.failed ?? 0,
+        // Without the fair layer every waiting job is in one group.
+        groupsWaiting: fair ? groups.groupsWaiting : listed > 0 ? 1 : 0,
+        largestGroupBacklog: fair ? groups.largestGroupBacklog : listed,
       };
     },
 
     async position(jobId) {
       const { redis } = await readyProducer();
+      const parked = fair && (await fair.position(redis, jobId, bullQueueKeys(prefix, queueName).wait));
+      if (typeof parked === 'number') return parked;
       const wait = bullQueueKeys(prefix, queueName).wait;
       // BullMQ LPUSHes a new job and workers take from the tail, so the jobs ahead of this one
       // are those after its index. RANK -1 searches from the tail, where the next jobs are.
@@ -284,12 +351,17 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
     },
 
     async remove(jobId) {
-      const queue = await readyQueue();
+      const { redis, queue } = await readyProducer();
+      if (fair && (await fair.removeParked(redis, jobId)) === 'removed') return true;
       // BullMQ's remove answers 1 for an unknown id too, so look first; a worker taking the job in
       // between holds its lock, and then remove refuses (0).
       const job = await queue.getJob(jobId);
       if (!job || !['waiting', 'prioritized', 'delayed', 'paused'].includes(await job.getState())) return false;
-      return (await queue.remove(jobId)) === 1;
+      if ((await queue.remove(jobId)) !== 1) return false;
+      // A group's head left the wait list: its next job takes the turn.
+      const next = fair && (await fair.left(redis, jobId));
+      if (next) await addToWaitList(queue, next);
+      return true;
     },
 
     async listFailed(limit) {

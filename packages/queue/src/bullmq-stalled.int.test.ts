@@ -83,7 +83,7 @@ it('recovers a job from a killed worker and completes it exactly once', async ()
   await sleep(1_500); // several more stalled checks: nothing may run it again
   expect(runs).toEqual([1]);
   expect(failures).toHaveLength(0);
-  expect(await producer.depth()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+  expect(await producer.depth()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0, groupsWaiting: 0, largestGroupBacklog: 0 });
   expect(await redis.zscore(`${prefix}:stalled:completed`, job.jobId)).not.toBeNull();
 });
 
@@ -107,4 +107,25 @@ it('fails a job that stalls more than once and reports it once, without running 
   expect(failures[0][0]).toEqual(job);
   expect(failures[0][1].message).toMatch(/stalled/);
   expect(await producer.depth()).toMatchObject({ active: 0, failed: 1 });
+});
+
+it("recovers a killed worker's job without losing its account's turn: every job of both accounts runs once, each account's in order", async () => {
+  const options = { ...baseOptions, queueName: 'stalled-groups' };
+  const producer = open(options);
+  const a = ['a1', 'a2', 'a3'].map((id) => ({ v: 1 as const, jobId: `stalled-${id}` }));
+  const b = { v: 1 as const, jobId: 'stalled-b1' };
+  for (const job of a) await producer.enqueue(job, { group: 'account-a' });
+  await producer.enqueue(b, { group: 'account-b' });
+
+  // The child takes account A's head and dies holding it.
+  await killConsumerMidJob(options, a[0]);
+
+  const runs: string[] = [];
+  open(options).consume(async (payload) => void runs.push(payload.jobId), { concurrency: 1, onFinalFailure: async () => undefined });
+  await waitFor(() => runs.length === 4, 'every job to run', 15_000);
+  await sleep(1_500); // more stalled checks and sweeps: nothing runs twice
+  expect(runs.sort()).toEqual([...a.map((job) => job.jobId), b.jobId].sort());
+  // A's jobs in order (the recovered head first, as soon as its lock lapsed).
+  expect(runs.filter((id) => id.startsWith('stalled-a'))).toEqual(a.map((job) => job.jobId));
+  expect(await producer.depth()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0, groupsWaiting: 0, largestGroupBacklog: 0 });
 });

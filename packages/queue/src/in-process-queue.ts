@@ -1,19 +1,22 @@
 /**
  * Embedded queue: jobs live in this process's memory, with the same semantics as the BullMQ
  * adapter (dedupe by jobId while pending or running, bounded concurrency, exponential backoff,
- * PermanentJobError skips retries, one onFinalFailure per failed job). Jobs do not survive a
- * restart; the job store record (and its expiry) is what the user sees either way.
+ * PermanentJobError skips retries, one onFinalFailure per failed job, fair dequeuing between
+ * groups). Jobs do not survive a restart; the job store record (and its expiry) is what the user
+ * sees either way.
  */
-import type {
-  ConsumerOptions,
-  GenerationJobHandler,
-  GenerationJobPayload,
-  GenerationQueue,
-  QueueConsumer,
-  QueueDepth,
-  FailedJob,
-} from '@promptpix/core/src/ports/queue';
+import {
+  SHARED_GROUP,
+  type ConsumerOptions,
+  type GenerationJobHandler,
+  type GenerationJobPayload,
+  type GenerationQueue,
+  type QueueConsumer,
+  type QueueDepth,
+  type FailedJob,
+} from '@promptpix/core';
 import { isPermanentJobError, toError } from './errors';
+import { createFairWaitingLine, type PendingJob } from './fair-waiting-line';
 
 export interface InProcessQueueOptions {
   /** Tries per job, the first included (default 3). */
@@ -22,12 +25,6 @@ export interface InProcessQueueOptions {
   backoffMs?: number;
   /** Called when onFinalFailure itself throws (default: console.error). */
   onError?: (error: Error) => void;
-}
-
-interface PendingJob {
-  payload: GenerationJobPayload;
-  /** Attempts that have finished (failed) so far. */
-  attemptsMade: number;
 }
 
 interface Consumer {
@@ -44,20 +41,20 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
 
   /** Every job not yet finished, by id: the dedupe set. */
   const known = new Map<string, PendingJob>();
-  const waiting: PendingJob[] = [];
+  const waiting = createFairWaitingLine();
   const delayed = new Map<string, NodeJS.Timeout>();
   const consumers = new Set<Consumer>();
   let active = 0;
   let failed = 0;
   let closed = false;
   /** The last failed jobs, newest last, bounded. */
-  const failedJobs = new Map<string, FailedJob & { payload: GenerationJobPayload }>();
+  const failedJobs = new Map<string, FailedJob & { payload: GenerationJobPayload; group: string }>();
   const FAILED_KEPT = 1000;
 
   const pump = () => {
     for (const consumer of consumers) {
-      while (!consumer.closing && !closed && consumer.running.size < consumer.options.concurrency && waiting.length > 0) {
-        const job = waiting.shift()!;
+      while (!consumer.closing && !closed && consumer.running.size < consumer.options.concurrency && waiting.size > 0) {
+        const job = waiting.take()!;
         const run = execute(consumer, job).finally(() => {
           consumer.running.delete(run);
           pump();
@@ -80,7 +77,7 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
         known.delete(job.payload.jobId);
         failed++;
         failedJobs.delete(job.payload.jobId);
-        failedJobs.set(job.payload.jobId, { jobId: job.payload.jobId, error: error.message, attemptsMade: attempt, failedAt: new Date().toISOString(), payload: structuredClone(job.payload) });
+        failedJobs.set(job.payload.jobId, { jobId: job.payload.jobId, error: error.message, attemptsMade: attempt, failedAt: new Date().toISOString(), payload: structuredClone(job.payload), group: job.group });
         if (failedJobs.size > FAILED_KEPT) failedJobs.delete(failedJobs.keys().next().value as string);
         try {
           await consumer.options.onFinalFailure(structuredClone(job.payload), error);
@@ -90,7 +87,7 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
       } else if (!closed) {
         const timer = setTimeout(() => {
           delayed.delete(job.payload.jobId);
-          waiting.push(job);
+          waiting.addRetry(job);
           pump();
         }, backoffMs * 2 ** (attempt - 1));
         delayed.set(job.payload.jobId, timer);
@@ -101,12 +98,12 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
   };
 
   return {
-    async enqueue(payload) {
+    async enqueue(payload, options = {}) {
       if (closed) throw new Error('Queue is closed');
       if (known.has(payload.jobId)) return;
-      const job: PendingJob = { payload: structuredClone(payload), attemptsMade: 0 };
+      const job: PendingJob = { payload: structuredClone(payload), group: options.group ?? SHARED_GROUP, attemptsMade: 0 };
       known.set(payload.jobId, job);
-      waiting.push(job);
+      waiting.add(job);
       // Start on a later tick, as a real queue would: enqueue never runs the handler inline.
       queueMicrotask(pump);
     },
@@ -131,19 +128,16 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
     },
 
     async depth(): Promise<QueueDepth> {
-      return { waiting: waiting.length, active, delayed: delayed.size, failed };
+      return { waiting: waiting.size, active, delayed: delayed.size, failed, ...waiting.groups() };
     },
 
     async position(jobId) {
-      const index = waiting.findIndex((job) => job.payload.jobId === jobId);
-      return index < 0 ? null : index;
+      return waiting.position(jobId);
     },
 
     async remove(jobId) {
-      const index = waiting.findIndex((job) => job.payload.jobId === jobId);
       const timer = delayed.get(jobId);
-      if (index < 0 && !timer) return false;
-      if (index >= 0) waiting.splice(index, 1);
+      if (!waiting.remove(jobId) && !timer) return false;
       clearTimeout(timer);
       delayed.delete(jobId);
       known.delete(jobId);
@@ -162,7 +156,7 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
       if (!entry || closed) return false;
       failedJobs.delete(jobId);
       failed--;
-      await this.enqueue(entry.payload);
+      await this.enqueue(entry.payload, { group: entry.group });
       return true;
     },
 

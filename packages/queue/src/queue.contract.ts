@@ -44,7 +44,7 @@ export function describeQueueContract(name: string, makeQueue: (options: QueueFa
       await sleep(QUIET_MS);
       expect(calls).toEqual([[job, { attempt: 1, maxAttempts: 3 }]]);
       await waitFor(async () => (await queue.depth()).active === 0, 'the job to leave active');
-      expect(await queue.depth()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+      expect(await queue.depth()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0, groupsWaiting: 0, largestGroupBacklog: 0 });
     });
 
     it('retries with exponential backoff, then succeeds', async () => {
@@ -218,7 +218,7 @@ export function describeQueueContract(name: string, makeQueue: (options: QueueFa
       const jobs = [payload('early'), payload('early'), payload('early')];
       for (const job of jobs) await queue.enqueue(job);
       await sleep(50);
-      expect(await queue.depth()).toEqual({ waiting: 3, active: 0, delayed: 0, failed: 0 });
+      expect(await queue.depth()).toEqual({ waiting: 3, active: 0, delayed: 0, failed: 0, groupsWaiting: 1, largestGroupBacklog: 3 });
       const ran: string[] = [];
       queue.consume(async (p) => void ran.push(p.jobId), { concurrency: 1, onFinalFailure: noFinalFailure });
       await waitFor(() => ran.length === 3, 'the early jobs');
@@ -276,6 +276,107 @@ export function describeQueueContract(name: string, makeQueue: (options: QueueFa
       gate.resolve();
       await waitFor(() => started.length === 2, 'the last job to start');
       expect(started).toEqual([jobs[0].jobId, jobs[2].jobId]);
+    });
+
+    describe('fair dequeuing between groups', () => {
+      /** Enqueues `count` jobs of one group, in order. */
+      const enqueueGroup = async (queue: GenerationQueue, group: string, count: number) => {
+        const jobs = Array.from({ length: count }, () => payload(group));
+        for (const job of jobs) await queue.enqueue(job, { group });
+        return jobs;
+      };
+      const idsOf = (jobs: GenerationJobPayload[]) => jobs.map((job) => job.jobId);
+
+      it('takes the groups in turn, each group first in first out, and says where each job stands', async () => {
+        const queue = await make();
+        const a = await enqueueGroup(queue, 'acct-a', 6);
+        const b = await enqueueGroup(queue, 'acct-b', 2);
+        const c = await enqueueGroup(queue, 'acct-c', 1);
+        const fairOrder = [a[0], b[0], c[0], a[1], b[1], a[2], a[3], a[4], a[5]];
+        expect(await Promise.all(fairOrder.map((job) => queue.position(job.jobId)))).toEqual(fairOrder.map((_job, index) => index));
+        expect(await queue.depth()).toEqual({ waiting: 9, active: 0, delayed: 0, failed: 0, groupsWaiting: 3, largestGroupBacklog: 6 });
+
+        const ran: string[] = [];
+        queue.consume(async (p) => void ran.push(p.jobId), { concurrency: 1, onFinalFailure: noFinalFailure });
+        await waitFor(() => ran.length === 9, 'every job');
+        expect(ran).toEqual(idsOf(fairOrder));
+        await waitFor(async () => (await queue.depth()).active === 0, 'the last job to leave active');
+        expect(await queue.depth()).toMatchObject({ waiting: 0, groupsWaiting: 0, largestGroupBacklog: 0 });
+      });
+
+      it('puts a newcomer one turn behind a flooding group, not behind its backlog', async () => {
+        const queue = await make();
+        const flood = await enqueueGroup(queue, 'flood', 40);
+        const gate = deferred();
+        const ran: string[] = [];
+        queue.consume(
+          async (p) => {
+            ran.push(p.jobId);
+            if (ran.length === 1) await gate.promise;
+          },
+          { concurrency: 1, onFinalFailure: noFinalFailure },
+        );
+        await waitFor(() => ran.length === 1, 'the first flood job to start');
+        const [newcomer] = await enqueueGroup(queue, 'newcomer', 1);
+        const newcomerPosition = await queue.position(newcomer.jobId);
+        const positions = await Promise.all([queue.position(flood[1].jobId), queue.position(flood[20].jobId)]);
+        gate.resolve();
+        expect(positions).toEqual([0, 20]);
+        await waitFor(() => ran.length === 41, 'every job');
+        expect(newcomerPosition).toBe(1);
+        expect(ran.slice(0, 3)).toEqual([flood[0].jobId, flood[1].jobId, newcomer.jobId]);
+        expect(ran.filter((id) => id !== newcomer.jobId)).toEqual(idsOf(flood));
+      });
+
+      it('gives a group alone every slot', async () => {
+        const queue = await make();
+        await enqueueGroup(queue, 'alone', 8);
+        const gate = deferred();
+        let running = 0;
+        let peak = 0;
+        let done = 0;
+        queue.consume(
+          async () => {
+            running++;
+            peak = Math.max(peak, running);
+            await gate.promise;
+            running--;
+            done++;
+          },
+          { concurrency: 4, onFinalFailure: noFinalFailure },
+        );
+        await waitFor(() => running === 4, 'four jobs of the one group at once');
+        gate.resolve();
+        await waitFor(() => done === 8, 'every job');
+        expect(peak).toBe(4);
+      });
+
+      it('removes a parked job or a group head, and the group keeps its order', async () => {
+        const queue = await make();
+        const a = await enqueueGroup(queue, 'rm-a', 4);
+        const b = await enqueueGroup(queue, 'rm-b', 1);
+        expect(await queue.remove(a[2].jobId)).toBe(true);
+        expect(await queue.remove(a[0].jobId)).toBe(true);
+        expect(await queue.remove(a[0].jobId)).toBe(false);
+        expect(await queue.depth()).toMatchObject({ waiting: 3, groupsWaiting: 2, largestGroupBacklog: 2 });
+        const ran: string[] = [];
+        queue.consume(async (p) => void ran.push(p.jobId), { concurrency: 1, onFinalFailure: noFinalFailure });
+        await waitFor(() => ran.length === 3, 'the jobs left');
+        expect(ran).toEqual([b[0].jobId, a[1].jobId, a[3].jobId]);
+      });
+
+      it('runs a parked job enqueued twice only once', async () => {
+        const queue = await make();
+        const [, parked] = await enqueueGroup(queue, 'dup-group', 2);
+        await queue.enqueue({ ...parked }, { group: 'dup-group' });
+        await queue.enqueue({ ...parked }, { group: 'another-group' });
+        expect(await queue.depth()).toMatchObject({ waiting: 2, groupsWaiting: 1 });
+        const ran: string[] = [];
+        queue.consume(async (p) => void ran.push(p.jobId), { concurrency: 2, onFinalFailure: noFinalFailure });
+        await waitFor(() => ran.length === 2, 'both jobs');
+        await sleep(QUIET_MS);
+        expect(ran.filter((id) => id === parked.jobId)).toHaveLength(1);
+      });
     });
 
     it('refuses work after close()', async () => {

@@ -22,16 +22,21 @@ describeQueueContract('BullMQ', (options) =>
 );
 
 describe('BullMQ queue specifics', () => {
-  it('puts waiting jobs in the list named by bullQueueKeys (what the autoscaler reads)', async () => {
+  it('keeps waiting jobs in the lists an autoscaler reads: each group head on the wait list, the rest parked', async () => {
     const queueName = `keys${++queueNumber}`;
     const queue = createBullGenerationQueue({ redisUrl: TEST_REDIS_URL, prefix, queueName, onError: quiet });
     const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
     try {
-      await queue.enqueue({ v: 1, jobId: 'a' });
-      await queue.enqueue({ v: 1, jobId: 'b' });
+      await queue.enqueue({ v: 1, jobId: 'a1' }, { group: 'a' });
+      await queue.enqueue({ v: 1, jobId: 'a2' }, { group: 'a' });
+      await queue.enqueue({ v: 1, jobId: 'a3' }, { group: 'a' });
+      await queue.enqueue({ v: 1, jobId: 'b1' }, { group: 'b' });
       const keys = bullQueueKeys(prefix, queueName);
       expect(keys.wait).toBe(`${prefix}:${queueName}:wait`);
-      expect(await redis.llen(keys.wait)).toBe(2);
+      expect(keys.parked).toBe(`${prefix}:${queueName}:fair:parked`);
+      expect(await redis.lrange(keys.wait, 0, -1)).toEqual(['b1', 'a1']);
+      expect(await redis.llen(keys.parked)).toBe(2);
+      expect((await queue.depth()).waiting).toBe(4);
     } finally {
       await queue.close();
       await redis.quit();

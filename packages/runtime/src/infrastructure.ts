@@ -217,6 +217,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
         redisUrl: config.redis.url,
         prefix: config.redis.prefix,
         queueName: 'webhooks',
+        // Deliveries are short and bounded per job (WEBHOOK_TIMEOUT_MS): first come, first served.
+        fair: false,
         attempts: config.webhooks.attempts,
         backoffMs: config.webhooks.backoffMs,
         onError: onceASecond((error) => logger.warn('webhook queue connection error', { error: error.message })),

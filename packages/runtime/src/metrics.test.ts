@@ -1,4 +1,4 @@
-import { AppError, type EventRecorder, type GenerationService, type ImageModel } from '@promptpix/core';
+import { AppError, type EventRecorder, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
 import {
   countCacheHits,
   createMetrics,
@@ -22,18 +22,26 @@ describe('metrics', () => {
   });
 
   it('reads the queue depth on every scrape, and leaves the gauge empty when the queue does not answer', async () => {
-    let depth: () => Promise<{ waiting: number; active: number; delayed: number; failed: number }> = async () => ({ waiting: 7, active: 3, delayed: 1, failed: 2 });
+    let reads = 0;
+    let depth: () => Promise<QueueDepth> = async () => {
+      reads++;
+      return { waiting: 7, active: 3, delayed: 1, failed: 2, groupsWaiting: 2, largestGroupBacklog: 6 };
+    };
     const metrics = createMetrics({ queueDepth: () => depth(), queueDepthTimeoutMs: 50 });
     const first = await text(metrics);
     expect(first).toContain('promptpix_queue_jobs{state="waiting"} 7');
     expect(first).toContain('promptpix_queue_jobs{state="active"} 3');
     expect(first).toContain('promptpix_queue_jobs{state="failed"} 2');
+    expect(first).toContain('promptpix_queue_accounts_waiting{queue="generation"} 2');
+    expect(first).toContain('promptpix_queue_largest_account_backlog{queue="generation"} 6');
+    // One read of the queue per scrape, whatever the number of gauges.
+    expect(reads).toBe(1);
     depth = () => new Promise(() => undefined);
-    expect(await text(metrics)).not.toContain('promptpix_queue_jobs{');
+    expect(await text(metrics)).not.toMatch(/promptpix_queue_\w+\{/);
     depth = async () => {
       throw new Error('redis down');
     };
-    expect(await text(metrics)).not.toContain('promptpix_queue_jobs{');
+    expect(await text(metrics)).not.toMatch(/promptpix_queue_\w+\{/);
   });
 
   it("reports the embedded database thread's memory when there is one, and nothing once it has stopped", async () => {

@@ -69,22 +69,37 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const queueDepth = options.queueDepth;
   const queueTimeoutMs = options.queueDepthTimeoutMs ?? 2000;
 
-  new Gauge({
-    name: 'promptpix_queue_jobs',
-    help: 'Generation jobs in the queue by state (read from the queue on scrape; every process reports the same queue)',
-    labelNames: ['state'] as const,
-    registers,
-    async collect() {
-      this.reset();
-      if (!queueDepth) return;
-      try {
-        const depth = await withTimeout(queueDepth(), queueTimeoutMs);
-        for (const state of ['waiting', 'active', 'delayed', 'failed'] as const) this.set({ state }, depth[state]);
-      } catch {
-        // Queue unreachable: no samples, so an absent series tells the outage apart from an empty queue.
-      }
-    },
+  // One read of the queue per scrape, shared by its gauges (prom-client collects them at once).
+  let depthRead: Promise<QueueDepth> | null = null;
+  const readDepth = (read: () => Promise<QueueDepth>) => {
+    depthRead ??= withTimeout(read(), queueTimeoutMs).finally(() => {
+      depthRead = null;
+    });
+    return depthRead;
+  };
+  /** A gauge set from the queue's depth; left without samples when the queue does not answer, so an outage differs from an empty queue. */
+  const queueGauge = (name: string, help: string, labelNames: readonly string[], set: (gauge: Gauge<string>, depth: QueueDepth) => void) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers,
+      async collect() {
+        this.reset();
+        if (!queueDepth) return;
+        try {
+          set(this, await readDepth(queueDepth));
+        } catch {
+          // Queue unreachable: no samples.
+        }
+      },
+    });
+  queueGauge('promptpix_queue_jobs', 'Generation jobs in the queue by state (read from the queue on scrape; every process reports the same queue)', ['state'], (gauge, depth) => {
+    for (const state of ['waiting', 'active', 'delayed', 'failed'] as const) gauge.set({ state }, depth[state]);
   });
+  // Labelled by queue so that an unreachable queue leaves no sample (an unlabelled gauge always shows 0).
+  queueGauge('promptpix_queue_accounts_waiting', 'Accounts with at least one job waiting (each takes its turn in the fair order)', ['queue'], (gauge, depth) => gauge.set({ queue: 'generation' }, depth.groupsWaiting));
+  queueGauge('promptpix_queue_largest_account_backlog', 'The most jobs one account has waiting', ['queue'], (gauge, depth) => gauge.set({ queue: 'generation' }, depth.largestGroupBacklog));
 
   const modelHealth = options.modelHealth;
   if (modelHealth) {

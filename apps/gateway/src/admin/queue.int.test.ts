@@ -32,7 +32,7 @@ describe.each(SHAPES)('operator queue visibility (%s)', (shape) => {
       status = await service.admin('GET', '/admin/api/v1/queue');
     }
     expect(status.status).toBe(200);
-    expect(status.body.depth).toEqual({ waiting: expect.any(Number), active: expect.any(Number), delayed: expect.any(Number), failed: expect.any(Number) });
+    expect(status.body.depth).toEqual({ waiting: expect.any(Number), active: expect.any(Number), delayed: expect.any(Number), failed: expect.any(Number), groupsWaiting: expect.any(Number), largestGroupBacklog: expect.any(Number) });
     expect(status.body.failed).toEqual(expect.arrayContaining([expect.objectContaining({ jobId: res.body.jobId, error: expect.stringContaining('503') })]));
 
     providerDown = false;

@@ -69,7 +69,14 @@ export const adminStyleSchema = z
 
 export const adminQueueSchema = z
   .object({
-    depth: z.object({ waiting: z.int(), active: z.int(), delayed: z.int(), failed: z.int() }),
+    depth: z.object({
+      waiting: z.int().meta({ description: 'Jobs waiting for a worker, in the fair order' }),
+      active: z.int(),
+      delayed: z.int().meta({ description: 'Jobs waiting out a retry backoff' }),
+      failed: z.int(),
+      groupsWaiting: z.int().meta({ description: 'Accounts with at least one job waiting; workers take them in turn' }),
+      largestGroupBacklog: z.int().meta({ description: 'The most jobs one account has waiting' }),
+    }),
     failed: z.array(z.object({ jobId: z.string(), error: z.string(), attemptsMade: z.int(), failedAt: z.string().nullable() })),
   })
   .meta({ id: 'AdminQueue' });

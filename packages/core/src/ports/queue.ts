@@ -37,10 +37,25 @@ export interface QueueConsumer {
 }
 
 export interface QueueDepth {
+  /** Every job waiting for a worker, whatever its place in the fair order. */
   waiting: number;
   active: number;
   delayed: number;
   failed: number;
+  /** Fairness groups (accounts) with at least one job waiting. */
+  groupsWaiting: number;
+  /** The most jobs one group has waiting. */
+  largestGroupBacklog: number;
+}
+
+/** How a job joins the queue. */
+export interface EnqueueOptions {
+  /**
+   * Its fairness group (the account). Workers take the groups' jobs in turn, round robin, and
+   * each group's in the order they came: one group's backlog never becomes another's wait.
+   * Jobs without a group share one.
+   */
+  group?: string;
 }
 
 export interface FailedJob {
@@ -52,10 +67,14 @@ export interface FailedJob {
 
 export interface GenerationQueue {
   /** Adds a job; the queue dedupes by jobId. */
-  enqueue(payload: GenerationJobPayload): Promise<void>;
+  enqueue(payload: GenerationJobPayload, options?: EnqueueOptions): Promise<void>;
   consume(handler: GenerationJobHandler, options: ConsumerOptions): QueueConsumer;
   depth(): Promise<QueueDepth>;
-  /** How many jobs wait ahead of this one (0: it runs next); null when it is not waiting (running, delayed for a retry, finished, unknown). */
+  /**
+   * How many jobs wait ahead of this one in the fair order (0: it runs next), counting whole
+   * rounds of the groups waiting now; null when it is not waiting (running, delayed for a retry,
+   * finished, unknown).
+   */
   position(jobId: string): Promise<number | null>;
   /** Takes a waiting (or retry-delayed) job out of the queue; false when it is running, finished or unknown. */
   remove(jobId: string): Promise<boolean>;

@@ -127,7 +127,8 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
   /** Queues a job whose record is written. */
   async function enqueue(job: JobRecord, undo: () => Promise<void>): Promise<void> {
     try {
-      await d.queue.enqueue({ v: 1, jobId: job.jobId });
+      // The account is the job's fairness group: its backlog never becomes another account's wait.
+      await d.queue.enqueue({ v: 1, jobId: job.jobId }, { group: job.accountId });
     } catch (error) {
       d.onError('could not enqueue a job', error);
       await undo().catch((e) => d.onError('undo after enqueue failure failed', e));

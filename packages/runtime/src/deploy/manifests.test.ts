@@ -393,6 +393,7 @@ describe.each([
     const triggers = scaled.spec.triggers as Obj[];
     expect(triggers.map((t) => [t.type, t.metadata.listName, t.metadata.listLength])).toEqual([
       ['redis', keys.wait, String(config.worker.concurrency)],
+      ['redis', keys.parked, String(config.worker.concurrency)],
       ['redis', keys.active, String(config.worker.concurrency)],
     ]);
     for (const t of triggers) {
