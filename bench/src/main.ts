@@ -6,7 +6,7 @@
  * Everything it creates is removed at the end, also on failure or Ctrl-C.
  *
  * Knobs (environment): BENCH_DURATION_S (10), BENCH_FLOOR_DURATION_S (8), BENCH_WARMUP_S (2),
- * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,embedded,pipeline,worker,cost,instant,meaning, BENCH_PROFILE=0,
+ * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,embedded,pipeline,worker,cost,instant,meaning,fairness, BENCH_PROFILE=0,
  * BENCH_REPLAY_S (20).
  */
 import { execFileSync } from 'node:child_process';
@@ -29,6 +29,7 @@ import { runDbPaths } from './scenarios/db-paths';
 import { runEmbeddedMemory } from './scenarios/embedded-memory';
 import { runEmbeddedPhase } from './scenarios/embedded';
 import { pollTarget, runGatewayMemory } from './scenarios/gateway-memory';
+import { runFairnessEmbedded, runFairnessProduction } from './scenarios/fairness';
 import { createStack, ensureBuilt, type Stack } from './stack';
 
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -193,6 +194,12 @@ async function main() {
       const instantAcc = await ctx.operator.benchAccount('bench-instant', 32);
       const library = await ctx.operator.createAccount('bench-library');
       results.instant = await runInstantPhase(ctx, instantAcc, library.id);
+    }
+    // Last: it leaves a flood of queued jobs behind on the production stack.
+    if (wants(ctx, 'fairness')) {
+      results.fairness = { shapes: [await runFairnessEmbedded(ctx)] };
+      if (stack.worker) for (const [k, v] of Object.entries(logLevels(stack.worker))) (results.workerWarnLines ??= {})[`${stack.worker.name} ${k}`] = v;
+      results.fairness.shapes.unshift(await runFairnessProduction(ctx));
     }
     if (stack.worker) {
       for (const [k, v] of Object.entries(logLevels(stack.worker))) (results.workerWarnLines ??= {})[`${stack.worker.name} ${k}`] = v;

@@ -12,6 +12,7 @@ import type { EmbeddedMemoryResult } from './scenarios/embedded-memory';
 import type { GatewayMemoryRow } from './scenarios/gateway-memory';
 import { splitText } from './memory';
 import { embeddedMarkdown, type EmbeddedPhaseResult } from './scenarios/embedded';
+import { bBoundMs, median, type FairnessResult } from './scenarios/fairness';
 
 export interface Results {
   meta: {
@@ -40,6 +41,7 @@ export interface Results {
   instant?: InstantResult;
   embedded?: EmbeddedPhaseResult;
   meaning?: MeaningResult;
+  fairness?: FairnessResult;
   cost?: {
     trace: TraceParams & { spanS: number; distinctPromptsPerAccount: number[] };
     comparison: CostComparison;
@@ -133,6 +135,24 @@ export function evaluateTargets(r: Results): Target[] {
       met: null,
       embedded: { measured: `${f(after, 0)} MB (${splitText(em.afterWorkload)}; peak during the workload ${f(em.peakRssMb, 0)} MB)`, met: after <= 350 },
     });
+  }
+  const fairness = { production: r.fairness?.shapes.find((s) => s.shape === 'production'), embedded: r.fairness?.shapes.find((s) => s.shape === 'embedded') };
+  if (fairness.production || fairness.embedded) {
+    const bLatency = (s: NonNullable<typeof fairness.production>) => {
+      const worst = Math.max(...s.bUnderFloodMs);
+      return { measured: `${f(worst, 0)} ms worst of ${s.bUnderFloodMs.length} (idle ${f(median(s.bIdleMs), 0)} ms; bound ${f(bBoundMs(s), 0)} ms; ${s.aBacklogAtB} of A's jobs ahead by arrival)`, met: worst <= bBoundMs(s) };
+    };
+    const aShare = (s: NonNullable<typeof fairness.production>) => ({
+      measured: `slots busy ${f(s.aAloneSlotsBusy * 100, 1)}% of the time; ${f(s.aAlonePerS, 2)} jobs/s = ${f((s.aAlonePerS / s.capacityPerS) * 100, 1)}% of slots / model latency`,
+      met: s.aAloneSlotsBusy >= 0.9,
+    });
+    const row = (name: string, target: string, of: (s: NonNullable<typeof fairness.production>) => { measured: string; met: boolean }) => {
+      const p = fairness.production && of(fairness.production);
+      const e = fairness.embedded && of(fairness.embedded);
+      t.push({ name, target, measured: p?.measured ?? 'not run', met: p?.met ?? null, ...(e && { embedded: e }) });
+    };
+    row("Fairness: B's one job under A's flood of 1,500", '≤ max(3 × idle, idle + 5 s)', bLatency);
+    row("Fairness: A alone keeps the worker slots busy (time inside jobs ÷ slots' time)", '≥ 90%', aShare);
   }
   if (r.workerMemory) t.push({ name: 'Worker peak RSS, c=8, 2048² PNG (VmHWM)', target: '≤ 600 MB', measured: `${f(r.workerMemory.vmHwmMb, 0)} MB`, met: (r.workerMemory.vmHwmMb ?? Infinity) <= 600 });
   if (r.cost) {
@@ -348,6 +368,16 @@ export function toMarkdown(r: Results): string {
     line();
   }
 
+  if (r.fairness) {
+    line('## Fairness: one account floods, another sends one job');
+    line();
+    line('Account A (three secret keys) starts its jobs through embed resolve, batches of 50 new prompts at 256×256, within the documented limits; then account B sends one generation at a time and polls it to `completed`. The model takes a fixed time per image (`MODEL_LATENCY_MS`); capacity is slots / model latency. "A ahead by arrival" is how many of A\'s jobs were waiting or running when B\'s first job came.');
+    line();
+    table(
+      ['Shape', 'Setup', 'Flood', "B idle ms", 'B under flood ms', "B's first position", 'Bound ms', 'A alone jobs/s', 'Slots busy (A alone)', 'A during B jobs/s', 'Slots / model latency'],
+      r.fairness.shapes.map((s) => [s.shape, s.setup, `${s.floodStarted} jobs in ${f(s.floodEnqueueS, 1)} s`, s.bIdleMs.join(', '), s.bUnderFloodMs.join(', '), f(s.bFirstPosition, 0), f(bBoundMs(s), 0), f(s.aAlonePerS, 2), `${f(s.aAloneSlotsBusy * 100, 1)}%`, f(s.aDuringPerS, 2), f(s.capacityPerS, 1)]),
+    );
+  }
   if (r.meaning) meaningMarkdown(r.meaning, line, table);
   if (r.instant) {
     line('## Instant nearest match vs library size');

@@ -61,6 +61,8 @@ export async function freePort(): Promise<number> {
 export interface WorkerSettings {
   concurrency: number;
   modelLatencyMs: number;
+  /** Where the worker serves /metrics (default: any free port, not reported). */
+  metricsPort?: number;
 }
 
 export interface Stack {
@@ -89,6 +91,9 @@ export interface Stack {
   startCountingGateway(pgPort: number, redisPort: number): Promise<{ child: Child; baseUrl: string }>;
   startWorker(settings: WorkerSettings): Promise<Child>;
   stopWorker(): Promise<void>;
+  /** One more worker process beside `worker` (stopped by stopExtraWorkers() or cleanup()). */
+  startExtraWorker(settings: WorkerSettings): Promise<Child>;
+  stopExtraWorkers(): Promise<void>;
   /** Deletes every Redis key under our prefix; returns how many. */
   deleteRedisKeys(pattern?: string): Promise<number>;
   cleanup(): Promise<string[]>;
@@ -184,6 +189,38 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
     return deleted;
   };
 
+  const extraWorkers: Child[] = [];
+  const startWorkerProcess = async (settings: WorkerSettings, name: string): Promise<Child> => {
+    const child = startChild({
+      name,
+      ...bundle('worker'),
+      nodeArgs: BUNDLE_NODE_ARGS,
+      // METRICS_PORT 0: any free port, so a bench beside another (or a running worker) can start.
+      env: env({ WORKER_CONCURRENCY: String(settings.concurrency), MODEL_LATENCY_MS: String(settings.modelLatencyMs), METRICS_PORT: String(settings.metricsPort ?? 0) }),
+      logDir,
+    });
+    const connectionsBefore = await workerConnections();
+    // The worker has no HTTP surface: it is up once BullMQ has registered one more worker
+    // connection on the queue (BullMQ names its worker connections after the queue).
+    await waitFor(
+      `${name} to connect to the queue`,
+      async () => {
+        if (!child.isRunning()) throw new Error(`worker exited:\n${logTail(child)}`);
+        return (await workerConnections()) > connectionsBefore ? true : undefined;
+      },
+      60_000,
+      150,
+    ).catch(async () => {
+      // Fall back to a fixed grace period: the check is a convenience, not a contract.
+      if (!child.isRunning()) throw new Error(`worker exited:\n${logTail(child)}`);
+    });
+    return child;
+  };
+  const workerConnections = async () => {
+    const clients = (await redis.client('LIST')) as string;
+    return clients.split('\n').filter((line) => line.includes(`name=${redisPrefix}:generation:worker`) || /name=bull:/.test(line)).length;
+  };
+
   const stack: Stack = {
     id,
     dbName,
@@ -232,31 +269,18 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
 
     async startWorker(settings) {
       if (stack.worker?.isRunning()) throw new Error('worker already running');
-      const child = startChild({
-        name: `worker-c${settings.concurrency}-l${settings.modelLatencyMs}`,
-        ...bundle('worker'),
-        nodeArgs: BUNDLE_NODE_ARGS,
-        // METRICS_PORT 0: any free port, so a bench beside another (or a running worker) can start.
-        env: env({ WORKER_CONCURRENCY: String(settings.concurrency), MODEL_LATENCY_MS: String(settings.modelLatencyMs), METRICS_PORT: '0' }),
-        logDir,
-      });
-      stack.worker = child;
-      // The worker has no HTTP surface: it is up once BullMQ has registered it on the queue
-      // (BullMQ names its worker connections after the queue).
-      await waitFor(
-        'worker to connect to the queue',
-        async () => {
-          if (!child.isRunning()) throw new Error(`worker exited:\n${logTail(child)}`);
-          const clients = (await redis.client('LIST')) as string;
-          return clients.split('\n').some((line) => line.includes(`name=${redisPrefix}:generation:worker`) || /name=bull:/.test(line)) ? true : undefined;
-        },
-        60_000,
-        150,
-      ).catch(async () => {
-        // Fall back to a fixed grace period: the check is a convenience, not a contract.
-        if (!child.isRunning()) throw new Error(`worker exited:\n${logTail(child)}`);
-      });
+      stack.worker = await startWorkerProcess(settings, `worker-c${settings.concurrency}-l${settings.modelLatencyMs}`);
+      return stack.worker;
+    },
+
+    async startExtraWorker(settings) {
+      const child = await startWorkerProcess(settings, `worker-extra${extraWorkers.length + 1}-c${settings.concurrency}-l${settings.modelLatencyMs}`);
+      extraWorkers.push(child);
       return child;
+    },
+
+    async stopExtraWorkers() {
+      for (const child of extraWorkers.splice(0)) await child.stop(20_000);
     },
 
     async stopWorker() {
@@ -269,6 +293,7 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
     async cleanup() {
       const done: string[] = [];
       await stack.worker?.stop(5_000).catch(() => undefined);
+      for (const child of extraWorkers) await child.stop(5_000).catch(() => undefined);
       await stack.gateway?.stop(5_000).catch(() => undefined);
       for (const child of extra) await child.stop(5_000).catch(() => undefined);
       done.push('processes stopped');
