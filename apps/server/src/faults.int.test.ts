@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -12,19 +12,37 @@ import request from 'supertest';
 import { freePort, TEST_POSTGRES, testRedisPrefix, until } from '@promptpix/testing';
 import { startTestService, type TestAccount, type TestService } from './test-service';
 
-/** A Redis of our own, persisted the way the README documents (appendonly, fsync always). */
-async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--dir', dir, '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    const up = await new Promise<boolean>((done) => {
-      const s = createServer();
-      s.once('error', () => done(true));
-      s.listen(port, '127.0.0.1', () => s.close(() => done(false)));
+/** Whether a Redis answers PING on this port now. */
+const answersPing = (port: number) =>
+  new Promise<boolean>((done) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    socket.setTimeout(1000, () => socket.destroy());
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += String(chunk);
+      if (reply.includes('\r\n')) socket.end();
     });
-    if (up) return child;
+    socket.once('error', () => undefined);
+    socket.once('close', () => done(reply.startsWith('+PONG')));
+  });
+
+/**
+ * A Redis of our own, persisted the way the README documents (appendonly, fsync always), ready
+ * once it answers PING (replaying its AOF on a restart can take a while on a loaded machine).
+ */
+async function startRedis(port: number, dir: string): Promise<ChildProcess> {
+  let stderr = '';
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--dir', dir, '--maxmemory-policy', 'noeviction'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${stderr}`);
+    if (await answersPing(port)) return child;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('redis-server did not start');
+  child.kill('SIGKILL');
+  throw new Error(`redis-server did not answer PING within 30 s: ${stderr}`);
 }
 
 const stop = (child: ChildProcess) =>
