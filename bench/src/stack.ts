@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -321,3 +321,36 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
 
 /** BENCH_GATEWAY_NODE_ARGS: extra node flags for the production gateway (e.g. `--trace-gc`; its output lands in the gateway's log). */
 const gatewayNodeArgs = (): string[] => (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
+/**
+ * What `npm start` runs (the server bundle on plain node), with nothing configured but a port, a
+ * data dir, the operator token and `env`; resolves once it answers /api/health.
+ */
+export async function startEmbeddedServer(o: { name: string; dataDir: string; adminToken: string; logDir: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<{ child: Child; base: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  mkdirSync(o.dataDir, { recursive: true });
+  const child = startChild({
+    name: o.name,
+    ...bundle('server'),
+    nodeArgs: [...BUNDLE_NODE_ARGS, ...(o.nodeArgs ?? [])],
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...EMBEDDED_START_ENV, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: o.dataDir, ADMIN_TOKEN: o.adminToken, PORT: String(port), PUBLIC_BASE_URL: base, ...o.env },
+    logDir: o.logDir,
+  });
+  try {
+    await waitFor(
+      `${o.name} /api/health`,
+      async () => {
+        if (!child.isRunning()) throw new Error(`${o.name} exited:\n${logTail(child)}`);
+        return (await fetch(`${base}/api/health`).catch(() => null))?.ok ? true : undefined;
+      },
+      120_000,
+      200,
+    );
+  } catch (error) {
+    await child.stop(5_000).catch(() => undefined);
+    throw error;
+  }
+  return { child, base };
+}
+

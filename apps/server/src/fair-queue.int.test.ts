@@ -10,7 +10,7 @@ import winston from 'winston';
 import type { ImageModel } from '@promptpix/core';
 import { createLogger } from '@promptpix/runtime';
 import { startWorkers } from '@promptpix/worker/src/worker';
-import { until } from '@promptpix/testing';
+import { firstSseEvent, until } from '@promptpix/testing';
 import { SHAPES, startTestService, type TestAccount, type TestService } from './test-service';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -37,24 +37,8 @@ async function generate(service: TestService, account: TestAccount, prompt: stri
 }
 
 /** The first `status` event of a job's event stream. */
-async function firstStatusEvent(service: TestService, account: TestAccount, jobId: string): Promise<{ status: string; position?: number }> {
-  const controller = new AbortController();
-  const response = await fetch(`${service.baseUrl}/api/v1/job/${jobId}/events`, { headers: { authorization: `Bearer ${account.secretKey}` }, signal: controller.signal });
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    while (!text.includes('\n\n')) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } finally {
-    controller.abort();
-  }
-  const data = text.split('\n').find((line) => line.startsWith('data: '));
-  return JSON.parse(data!.slice('data: '.length));
-}
+const firstStatusEvent = async (service: TestService, account: TestAccount, jobId: string) =>
+  (await firstSseEvent(`${service.baseUrl}/api/v1/job/${jobId}/events`, { authorization: `Bearer ${account.secretKey}` }))?.data;
 
 describe.each(SHAPES)('fair dequeuing between accounts (%s)', (shape) => {
   it('takes the accounts in turn, each in the order it sent, and reports each place in that order', async () => {

@@ -3,15 +3,14 @@
  * queue and worker, local disk) serving the same embed batch of 50 cached elements as the
  * production scenario, at the same connection count, with its event-loop delay over the run.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { operatorApi, publicApi } from '../api';
 import type { Ctx } from '../context';
 import { withEventLoopDelay, type EventLoopDelay } from '../event-loop';
 import { runAutocannon, type LoadTarget } from '../load';
 import { measure, type Measurement } from '../measure';
-import { logLevels, logTail, readCpuMs, startChild, waitFor } from '../proc';
-import { BUNDLE_NODE_ARGS, bundle, EMBEDDED_START_ENV, freePort } from '../stack';
+import { logLevels, readCpuMs } from '../proc';
+import { startEmbeddedServer } from '../stack';
 
 export interface EmbeddedPhaseResult {
   embed: Measurement;
@@ -35,29 +34,16 @@ export const embedBodyOf = (prompts: string[]) => JSON.stringify({ elements: pro
 
 export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Promise<EmbeddedPhaseResult> {
   const { stack, config, log } = ctx;
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const dataDir = join(stack.dataDir, '..', 'embedded');
-  mkdirSync(dataDir, { recursive: true });
-  // What `npm start` runs (the bundle on plain node), with nothing configured but a port, a data dir and the operator token.
-  const child = startChild({
+  // BENCH_EMBEDDED_NODE_ARGS: extra node flags for this phase's server only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`, not allowed in NODE_OPTIONS).
+  const { child, base } = await startEmbeddedServer({
     name: 'embedded',
-    ...bundle('server'),
-    // BENCH_EMBEDDED_NODE_ARGS: extra node flags for this phase's server only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`, not allowed in NODE_OPTIONS).
-    nodeArgs: [...BUNDLE_NODE_ARGS, ...(process.env.BENCH_EMBEDDED_NODE_ARGS ?? '').split(' ').filter(Boolean)],
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...EMBEDDED_START_ENV, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, ADMIN_TOKEN: stack.adminToken, PORT: String(port), PUBLIC_BASE_URL: base, MAX_KEYS_PER_ACCOUNT: '1000' },
+    dataDir: join(stack.dataDir, '..', 'embedded'),
+    adminToken: stack.adminToken,
     logDir: stack.logDir,
+    env: { MAX_KEYS_PER_ACCOUNT: '1000' },
+    nodeArgs: (process.env.BENCH_EMBEDDED_NODE_ARGS ?? '').split(' ').filter(Boolean),
   });
   try {
-    await waitFor(
-      'embedded server /api/health',
-      async () => {
-        if (!child.isRunning()) throw new Error(`embedded server exited:\n${logTail(child)}`);
-        return (await fetch(`${base}/api/health`).catch(() => null))?.ok ? true : undefined;
-      },
-      120_000,
-      200,
-    );
     log(`embedded: server pid ${child.pid} on ${base}; generating the 50 cached elements`);
     const account = await operatorApi(base, stack.adminToken).benchAccount('bench-embedded-embed', 64);
     await publicApi(base).generateAll(account.keys[0], EMBED_PROMPTS.map((prompt) => ({ prompt, width: 256, height: 256, format: 'png' as const })));

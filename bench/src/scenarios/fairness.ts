@@ -5,12 +5,12 @@
  * idle and under the flood, and the jobs A completes per second alone and while B's run,
  * against the workers' capacity (slots / model latency).
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { firstSseEvent } from '@promptpix/testing';
 import { http, operatorApi, publicApi } from '../api';
 import type { Ctx } from '../context';
-import { logTail, sleep, startChild, waitFor } from '../proc';
-import { BUNDLE_NODE_ARGS, bundle, EMBEDDED_START_ENV, freePort } from '../stack';
+import { sleep } from '../proc';
+import { freePort, startEmbeddedServer } from '../stack';
 
 export interface FairnessSettings {
   /** Worker slots in all (processes × WORKER_CONCURRENCY). */
@@ -83,25 +83,10 @@ async function drainRate(base: string, adminToken: string, seconds: number, metr
   return { perS: (before - after) / elapsedS, slotsBusy: (busyAfter - busyBefore) / (slots * elapsedS) };
 }
 
-/** The first `status` event of a job's stream (its queue position while queued). */
+/** The queue position in the first `status` event of a job's stream. */
 async function firstPosition(base: string, key: string, jobId: string): Promise<number | null> {
-  const controller = new AbortController();
-  const response = await fetch(`${base}/api/v1/job/${jobId}/events`, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    while (!text.includes('\n\n')) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } finally {
-    controller.abort();
-  }
-  const data = text.split('\n').find((line) => line.startsWith('data: '));
-  const event = data ? (JSON.parse(data.slice('data: '.length)) as { position?: number }) : {};
-  return event.position ?? null;
+  const event = await firstSseEvent(`${base}/api/v1/job/${jobId}/events`, { authorization: `Bearer ${key}` });
+  return (event?.data as { position?: number } | undefined)?.position ?? null;
 }
 
 const COLOURS = ['red', 'blue', 'green', 'golden', 'silver', 'violet', 'amber', 'teal', 'white', 'copper'];
@@ -209,39 +194,14 @@ export async function runFairnessProduction(ctx: Ctx, settings = FAIRNESS_SETTIN
 /** Embedded: what `npm start` runs, with WORKER_CONCURRENCY slots in its one process. */
 export async function runFairnessEmbedded(ctx: Ctx, settings = FAIRNESS_SETTINGS): Promise<FairnessShapeResult> {
   const { stack, log } = ctx;
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const dataDir = join(stack.dataDir, '..', 'embedded-fairness');
-  mkdirSync(dataDir, { recursive: true });
-  const child = startChild({
+  const { child, base } = await startEmbeddedServer({
     name: 'embedded-fairness',
-    ...bundle('server'),
-    nodeArgs: BUNDLE_NODE_ARGS,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      ...EMBEDDED_START_ENV,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN: stack.adminToken,
-      PORT: String(port),
-      PUBLIC_BASE_URL: base,
-      WORKER_CONCURRENCY: String(settings.slots),
-      MODEL_LATENCY_MS: String(settings.modelLatencyMs),
-    },
+    dataDir: join(stack.dataDir, '..', 'embedded-fairness'),
+    adminToken: stack.adminToken,
     logDir: stack.logDir,
+    env: { WORKER_CONCURRENCY: String(settings.slots), MODEL_LATENCY_MS: String(settings.modelLatencyMs) },
   });
   try {
-    await waitFor(
-      'embedded server /api/health',
-      async () => {
-        if (!child.isRunning()) throw new Error(`embedded server exited:\n${logTail(child)}`);
-        return (await fetch(`${base}/api/health`).catch(() => null))?.ok ? true : undefined;
-      },
-      120_000,
-      200,
-    );
     return await measureShape('embedded', `\`npm start\`, ${settings.slots} slots in its one process (PGlite, in-process queue)`, base, stack.adminToken, [`${base}/metrics`], settings, log);
   } finally {
     await child.stop(10_000);

@@ -3,3 +3,4 @@ export * from './s3';
 export * from './fault-proxy';
 export * from './processes';
 export * from './until';
+export * from './event-stream';

@@ -1,59 +1,6 @@
 import { ErrorMessages } from '@promptpix/contracts';
 import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
-
-interface SseEvent {
-  id?: string;
-  event?: string;
-  data?: any;
-  comment?: string;
-}
-
-/** One frame of an event stream: `field: value` lines; a line starting with ':' is a comment. */
-function parseFrame(frame: string): SseEvent {
-  const event: SseEvent = {};
-  for (const line of frame.split('\n')) {
-    if (line.startsWith(':')) event.comment = line.slice(1).trim();
-    const colon = line.indexOf(':');
-    const [field, value] = [line.slice(0, colon), line.slice(colon + 1).replace(/^ /, '')];
-    if (field === 'data') event.data = JSON.parse(value);
-    else if (field === 'id' || field === 'event') event[field] = value;
-  }
-  return event;
-}
-
-interface Opened {
-  response: Response;
-  /** Frames as they arrive. */
-  events: SseEvent[];
-  /** Resolves when the server ends the stream (or the client aborts it). */
-  ended: Promise<void>;
-  abort(): void;
-}
-
-/** Opens a stream and reads it in the background with fetch and a TextDecoder. */
-async function open(url: string, headers: Record<string, string> = {}): Promise<Opened> {
-  const controller = new AbortController();
-  const timeout = setTimeout(() => controller.abort(), 20_000);
-  const response = await fetch(url, { headers, signal: controller.signal });
-  const events: SseEvent[] = [];
-  const read = async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        events.push(parseFrame(buffer.slice(0, end)));
-        buffer = buffer.slice(end + 2);
-      }
-    }
-  };
-  const ended = read()
-    .catch((error: Error) => {
-      if (error.name !== 'AbortError') throw error;
-    })
-    .finally(() => clearTimeout(timeout));
-  return { response, events, ended, abort: () => controller.abort() };
-}
+import { openEventStream as open, type SseEvent } from '@promptpix/testing';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
