@@ -4,7 +4,7 @@
  * while Redis is down (no offline queue, few retries) so a request gets an error instead of
  * hanging; the worker's connection retries forever, as BullMQ requires.
  */
-import { Queue, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import Redis from 'ioredis';
 import type {
   ConsumerOptions,
@@ -14,7 +14,7 @@ import type {
   QueueConsumer,
   QueueDepth,
 } from '@promptpix/core/src/ports/queue';
-import { PermanentJobError } from '@promptpix/core/src/ports/queue';
+import { isJobDeferred, PermanentJobError } from '@promptpix/core/src/ports/queue';
 import { isPermanentJobError, toError } from './errors';
 
 export interface BullGenerationQueueOptions {
@@ -187,6 +187,11 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
           payload = parsePayload(job.data);
           await handler(payload, { attempt, maxAttempts, handBack: handBack.signal });
         } catch (thrown) {
+          if (isJobDeferred(thrown) && token) {
+            // Back to the delayed set, its attempts untouched (skipAttempt), its slot free at once.
+            await job.moveToDelayed(Date.now() + thrown.delayMs, token);
+            throw new DelayedError();
+          }
           if (handBack.signal.aborted && token) {
             // Back to the waiting list with its attempts untouched; another worker takes it now,
             // not after a lock expiry. WaitingError tells BullMQ the job has already moved.

@@ -13,6 +13,7 @@ import type {
   QueueDepth,
   FailedJob,
 } from '@promptpix/core/src/ports/queue';
+import { isJobDeferred } from '@promptpix/core/src/ports/queue';
 import { isPermanentJobError, toError } from './errors';
 
 export interface InProcessQueueOptions {
@@ -74,6 +75,17 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
       await consumer.handler(structuredClone(job.payload), { attempt, maxAttempts: attempts });
       known.delete(job.payload.jobId);
     } catch (thrown) {
+      if (isJobDeferred(thrown)) {
+        // Waiting again after the delay, its attempts untouched; the slot is free meanwhile.
+        if (closed) return;
+        const timer = setTimeout(() => {
+          delayed.delete(job.payload.jobId);
+          waiting.push(job);
+          pump();
+        }, thrown.delayMs);
+        delayed.set(job.payload.jobId, timer);
+        return;
+      }
       const error = toError(thrown);
       job.attemptsMade = attempt;
       if (isPermanentJobError(error) || attempt >= attempts) {
