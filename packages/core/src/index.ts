@@ -43,4 +43,6 @@ export * from './group-commit';
 export * from './grouped-reservation';
 export * from './routing/circuit-breaker';
 export * from './routing/backend-breaker';
+export * from './routing/bulkhead';
 export * from './progress';
+export * from './redact-addresses';
