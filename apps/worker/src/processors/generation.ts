@@ -125,9 +125,9 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     breaker: d.breaker,
     bulkhead: d.bulkhead,
     onBreakerError: (error) => d.logger.warn('circuit breaker store failed', { error }),
-    onSlowCall: (model, ms) => {
-      d.logger.warn('model call slower than its slow-call threshold: counted against its backend', { model, slowCallMs: ms });
-      d.onSlowCall?.(model, ms);
+    onSlowCall: (model, ms, jobId) => {
+      d.logger.warn('model call slower than its slow-call threshold: counted against its backend', { jobId, model, slowCallMs: ms });
+      d.onSlowCall?.(model, ms, jobId);
     },
     onDeferred: d.onDeferred,
   });
@@ -157,7 +157,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     const kept = !job.deriveFrom && job.status === 'processing' ? await renderedOf(jobId) : null;
     // The backend's breaker and bulkhead decide before the job is taken: it fails fast (the model is
     // down), or waits in the queue (its backend is full), still queued, holding no slot.
-    const routed = job.deriveFrom || kept ? undefined : await router.pick(job.request.model);
+    const routed = job.deriveFrom || kept ? undefined : await router.pick(job.request.model, { jobId });
     try {
       // Suspended or banned since the job was accepted: not run; refunded while still queued.
       const account = job.status === 'queued' ? await d.accounts.findById(job.accountId) : null;

@@ -26,7 +26,7 @@ export interface ModelRouter {
    * usable fallback, and JobDeferredError (the job waits in the queue) when the backend that would
    * serve it has as many calls in flight as it may.
    */
-  pick(id: string | undefined): Promise<RoutedCall>;
+  pick(id: string | undefined, job?: { jobId: string }): Promise<RoutedCall>;
 }
 
 /** Message of a job that failed fast; the gateway answers it as the spec's 502 (render, /v1). */
@@ -44,9 +44,9 @@ export interface ModelRouterDeps {
   bulkhead: BackendBulkhead;
   onBreakerError: (error: unknown) => void;
   /** A call crossed its backend's slow-call threshold. */
-  onSlowCall?: (model: string, slowCallMs: number) => void;
+  onSlowCall?: (model: string, slowCallMs: number, jobId: string | undefined) => void;
   /** A job waits in the queue for a permit of its backend's bulkhead. */
-  onDeferred?: (model: string) => void;
+  onDeferred?: (model: string, jobId: string | undefined) => void;
   random?: () => number;
 }
 
@@ -92,7 +92,7 @@ export function createModelRouter(d: ModelRouterDeps): ModelRouter {
     }
   };
 
-  function routed(id: string, model: ImageModel, permit: BulkheadPermit, fallbackFrom?: string): RoutedCall {
+  function routed(id: string, model: ImageModel, permit: BulkheadPermit, jobId: string | undefined, fallbackFrom?: string): RoutedCall {
     const slowCallMs = d.registry.get(id)?.limits.slowCallMs ?? null;
     return {
       id,
@@ -107,7 +107,7 @@ export function createModelRouter(d: ModelRouterDeps): ModelRouter {
         const abandon = () => giveUp.abort(new TransientModelError(`the model "${id}" was given up after ${slowCallMs} ms: its backend was declared down while the call waited`));
         const onSlow = async () => {
           slow = true;
-          d.onSlowCall?.(id, slowCallMs!);
+          d.onSlowCall?.(id, slowCallMs!, jobId);
           const down = await record(id, 'slow');
           if (done) return;
           if (down) return abandon();
@@ -138,33 +138,33 @@ export function createModelRouter(d: ModelRouterDeps): ModelRouter {
   }
 
   /** The model's call if its breaker admits it and its bulkhead has room; `down` or `full` if not. */
-  async function tryModel(id: string, model: ImageModel, fallbackFrom?: string): Promise<RoutedCall | 'down' | 'full'> {
+  async function tryModel(id: string, model: ImageModel, jobId: string | undefined, fallbackFrom?: string): Promise<RoutedCall | 'down' | 'full'> {
     const admitted = await admission(id);
     if (!admitted.allowed) return 'down';
     // The trial goes through whatever is in flight: it is one call, and what the breaker waits for.
     const permit = await d.bulkhead.acquire(id, { force: admitted.trial });
     if (!permit) return 'full';
-    return routed(id, model, permit, fallbackFrom);
+    return routed(id, model, permit, jobId, fallbackFrom);
   }
 
-  const defer = (id: string): never => {
-    d.onDeferred?.(id);
+  const defer = (id: string, jobId: string | undefined): never => {
+    d.onDeferred?.(id, jobId);
     throw new JobDeferredError(Math.round(DEFER_MS * (1 + random())), `The model "${id}" has as many calls in flight as it may: the job waits in the queue`);
   };
 
   return {
-    async pick(requested) {
+    async pick(requested, job) {
       const id = requested ?? d.registry.defaultId;
       const model = modelOf(id);
       if (!model) throw new PermanentJobError(`Image generation failed: the model "${id}" is no longer served`);
-      const first = await tryModel(id, model);
-      if (first === 'full') return defer(id);
+      const first = await tryModel(id, model, job?.jobId);
+      if (first === 'full') return defer(id, job?.jobId);
       if (first !== 'down') return first;
       const fallback = d.registry.get(id)?.fallback;
       const fallbackModel = fallback === undefined ? undefined : modelOf(fallback);
       if (fallback !== undefined && fallbackModel) {
-        const second = await tryModel(fallback, fallbackModel, id);
-        if (second === 'full') return defer(fallback);
+        const second = await tryModel(fallback, fallbackModel, job?.jobId, id);
+        if (second === 'full') return defer(fallback, job?.jobId);
         if (second !== 'down') return second;
       }
       throw new PermanentJobError(modelDownMessage(id));
