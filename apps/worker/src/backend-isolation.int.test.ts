@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { startTestService, SHAPES, type Shape, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
-import { startFakeA1111, type FakeA1111Behaviour, type FakeProviderServer } from '@promptpix/testing/src/fake-providers';
+import { startFakeA1111, times, type FakeA1111Behaviour, type FakeProviderServer } from '@promptpix/testing/src/fake-providers';
 import { startFaultProxy, startWorkerProcess, until, type FaultProxy, type ServiceProcess } from '@promptpix/testing';
 
 jest.setTimeout(240_000);
@@ -107,65 +107,86 @@ interface HangReport {
   backendCalls: number;
 }
 
+/** One shape's service (production: two worker processes), with a hung AUTOMATIC1111 (`sdxl`) and a healthy one (`gpu`) beside the built-in model. */
+interface ShapeUnderTest {
+  shape: Shape;
+  running: Awaited<ReturnType<typeof startShape>>;
+  service: TestService;
+  account: TestAccount;
+  hung: FakeProviderServer<FakeA1111Behaviour>;
+  gpu: FakeProviderServer<FakeA1111Behaviour>;
+}
+
+async function startShapeUnderTest(shape: Shape): Promise<ShapeUnderTest> {
+  const [hung, gpu] = await Promise.all([startFakeA1111(), startFakeA1111()]);
+  hung.setBehaviour({ delayMs: Infinity });
+  const file = modelsFile({ sdxl: { backend: 'a1111', baseUrl: hung.url, steps: 4 }, gpu: { backend: 'a1111', baseUrl: gpu.url, steps: 4 } });
+  // Every setting at the service's default: the test service's quick-test ones (fast retries) are put back.
+  const running = await startShape(shape, { MODELS_FILE: file, JOB_BACKOFF_MS: '1000', JOB_ATTEMPTS: '3', WORKER_CONCURRENCY: '4' }, { workers: 2 });
+  const account = await running.service.createAccount({ plan: 'business', monthlyGenerations: 1000 });
+  return { shape, running, service: running.service, account, hung, gpu };
+}
+
 /**
  * An AUTOMATIC1111 backend that accepts calls and never answers, beside the built-in model, with
  * every setting at its default: eight jobs for the hung backend, and the built-in model's jobs
  * measured before and during the hang.
  */
-async function hangScenario(shape: Shape, bothWarm: (shape: Shape) => Promise<void>): Promise<HangReport> {
-  const hung = await startFakeA1111();
-  hung.setBehaviour({ delayMs: Infinity });
-  const file = modelsFile({ sdxl: { backend: 'a1111', baseUrl: hung.url, steps: 4 } });
-  // The test service's own defaults for quick tests (fast retries) are put back to the service's.
-  const env = { MODELS_FILE: file, JOB_BACKOFF_MS: '1000', JOB_ATTEMPTS: '3', WORKER_CONCURRENCY: '4' };
-  const running = await startShape(shape, env, { workers: 2 });
-  const { service } = running;
-  try {
-    const account = await service.createAccount({ plan: 'business', monthlyGenerations: 1000 });
-    // The first job of a fresh process loads what every later one reuses (the renderer, sharp, connections).
-    await latencyOf(service, account, `${shape} warm-up built-in job`);
-    // Idle is measured while the other shape measures its own (the load the hang is measured under too).
-    await bothWarm(shape);
-    const idleMs: number[] = [];
-    for (let i = 0; i < 5; i++) idleMs.push(await latencyOf(service, account, `${shape} idle built-in job ${i}`));
+async function hangScenario({ shape, service, account, hung }: ShapeUnderTest, bothWarm: (shape: Shape) => Promise<void>): Promise<HangReport> {
+  const quotaBefore = await quotaUsed(service, account);
+  // The first job of a fresh process loads what every later one reuses (the renderer, sharp, connections).
+  await latencyOf(service, account, `${shape} warm-up built-in job`);
+  // Idle is measured while the other shape measures its own (the load the hang is measured under too).
+  await bothWarm(shape);
+  const idleMs: number[] = [];
+  for (let i = 0; i < 5; i++) idleMs.push(await latencyOf(service, account, `${shape} idle built-in job ${i}`));
 
-    const hangStarted = Date.now();
-    const hungJobs: string[] = [];
-    for (let i = 0; i < 8; i++) hungJobs.push(await generate(service, account, { prompt: `${shape} a job for the hung backend ${i}`, model: 'sdxl' }));
-    await until(async () => txt2imgCalls(hung).length, (n) => n >= 2, `${shape}: the hung backend to hold its calls`, 30_000);
+  const hangStarted = Date.now();
+  const hungJobs: string[] = [];
+  for (let i = 0; i < 8; i++) hungJobs.push(await generate(service, account, { prompt: `${shape} a job for the hung backend ${i}`, model: 'sdxl' }));
+  await until(async () => txt2imgCalls(hung).length, (n) => n >= 2, `${shape}: the hung backend to hold its calls`, 30_000);
 
-    // The built-in model's jobs, one after another, for as long as the hung backend's breaker is closed.
-    const duringHangMs: number[] = [];
-    const ready = async () => ((await (await fetch(`${service.baseUrl}/api/ready`)).json()) as { models?: Record<string, string> }).models?.sdxl;
-    let breakerOpenedAfterMs = 0;
-    for (let i = 0; breakerOpenedAfterMs === 0; i++) {
-      duringHangMs.push(await latencyOf(service, account, `${shape} built-in job during the hang ${i}`));
-      if ((await ready()) === 'down') breakerOpenedAfterMs = Date.now() - hangStarted;
-      if (Date.now() - hangStarted > 120_000) throw new Error(`${shape}: the breaker of the hung backend did not open within 120 s (ready says ${await ready()})`);
-    }
-
-    const hungJobsEndedAfterMs: number[] = [];
-    for (const jobId of hungJobs) {
-      const job = await ended(service, jobId, HUNG_JOB_BOUND_MS * 2);
-      hungJobsEndedAfterMs.push(Date.parse(job!.completedAt!) - Date.parse(job!.createdAt));
-      expect({ shape, status: job?.status, error: job?.error }).toEqual({ shape, status: 'failed', error: 'Image generation failed: the model "sdxl" is unavailable (its backend keeps failing); try again later' });
-    }
-    // Refunded: only the built-in model's jobs are counted.
-    const builtIn = 1 + idleMs.length + duringHangMs.length;
-    await until(() => quotaUsed(service, account), (used) => used === builtIn, `${shape}: the hung jobs' units to be refunded`, 20_000);
-    return { shape, idleMs, duringHangMs, breakerOpenedAfterMs, hungJobsEndedAfterMs, backendCalls: txt2imgCalls(hung).length };
-  } finally {
-    await running.stop();
-    await hung.stop();
+  // The built-in model's jobs, one after another, for as long as the hung backend's breaker is closed.
+  const duringHangMs: number[] = [];
+  const ready = async () => ((await (await fetch(`${service.baseUrl}/api/ready`)).json()) as { models?: Record<string, string> }).models?.sdxl;
+  let breakerOpenedAfterMs = 0;
+  for (let i = 0; breakerOpenedAfterMs === 0; i++) {
+    duringHangMs.push(await latencyOf(service, account, `${shape} built-in job during the hang ${i}`));
+    if ((await ready()) === 'down') breakerOpenedAfterMs = Date.now() - hangStarted;
+    if (Date.now() - hangStarted > 120_000) throw new Error(`${shape}: the breaker of the hung backend did not open within 120 s (ready says ${await ready()})`);
   }
+
+  const hungJobsEndedAfterMs: number[] = [];
+  for (const jobId of hungJobs) {
+    const job = await ended(service, jobId, HUNG_JOB_BOUND_MS * 2);
+    hungJobsEndedAfterMs.push(Date.parse(job!.completedAt!) - Date.parse(job!.createdAt));
+    expect({ shape, status: job?.status, error: job?.error }).toEqual({ shape, status: 'failed', error: 'Image generation failed: the model "sdxl" is unavailable (its backend keeps failing); try again later' });
+  }
+  // Refunded: only the built-in model's jobs are counted.
+  const builtIn = 1 + idleMs.length + duringHangMs.length;
+  await until(() => quotaUsed(service, account), (used) => used === quotaBefore + builtIn, `${shape}: the hung jobs' units to be refunded`, 20_000);
+  return { shape, idleMs, duringHangMs, breakerOpenedAfterMs, hungJobsEndedAfterMs, backendCalls: txt2imgCalls(hung).length };
 }
+
+const shapes = new Map<Shape, ShapeUnderTest>();
+beforeAll(async () => {
+  for (const started of await Promise.all(SHAPES.map(startShapeUnderTest))) shapes.set(started.shape, started);
+});
+afterAll(async () => {
+  await Promise.all(
+    [...shapes.values()].map(async ({ running, hung, gpu }) => {
+      await running.stop();
+      await Promise.all([hung.stop(), gpu.stop()]);
+    }),
+  );
+});
 
 describe('one backend hangs: every other model keeps its latency (default settings)', () => {
   it('embedded and production at once: the built-in model within 2x of its idle latency, the breaker open within 90 s, the hung jobs failed and refunded within the bound, the backend never holding more than its limit', async () => {
     const warm = new Map<Shape, () => void>();
     const allWarm = Promise.all(SHAPES.map((shape) => new Promise<void>((resolve) => warm.set(shape, resolve))));
     const bothWarm = (shape: Shape) => (warm.get(shape)!(), allWarm.then(() => undefined));
-    const reports = await Promise.all(SHAPES.map((shape) => hangScenario(shape, bothWarm)));
+    const reports = await Promise.all(SHAPES.map((shape) => hangScenario(shapes.get(shape)!, bothWarm)));
     for (const r of reports) {
       console.log(`${r.shape}: built-in job idle ${r.idleMs.join('/')} ms, during the hang median ${median(r.duringHangMs)} p90 ${percentile(r.duringHangMs, 0.9)} max ${Math.max(...r.duringHangMs)} ms over ${r.duringHangMs.length} jobs; breaker open after ${r.breakerOpenedAfterMs} ms; hung jobs ended ${Math.min(...r.hungJobsEndedAfterMs)}–${Math.max(...r.hungJobsEndedAfterMs)} ms after they were created; backend calls ${r.backendCalls}`);
       const idle = median(r.idleMs);
@@ -185,22 +206,14 @@ describe('one backend hangs: every other model keeps its latency (default settin
 });
 
 describe.each(SHAPES)('a retry redoes only what failed (%s)', (shape) => {
+  // The same service as above, on its healthy backend `gpu` (production: two workers, so a retry
+  // may land on the worker that kept the image or on the other, which reads the job store's copy).
   let fake: FakeProviderServer<FakeA1111Behaviour>;
-  let running: Awaited<ReturnType<typeof startShape>>;
+  let running: ShapeUnderTest['running'];
   let service: TestService;
   let account: TestAccount;
-
-  beforeAll(async () => {
-    fake = await startFakeA1111();
-    const file = modelsFile({ gpu: { backend: 'a1111', baseUrl: fake.url, steps: 4 } });
-    // Production: two workers, so a retry may land on the worker that kept the image or on the other (the job store's copy).
-    running = await startShape(shape, { MODELS_FILE: file, JOB_BACKOFF_MS: '1000', JOB_ATTEMPTS: '4', MODEL_HTTP_ATTEMPTS: '1' }, { workers: 2 });
-    service = running.service;
-    account = await service.createAccount({ plan: 'business', monthlyGenerations: 1000 });
-  });
-  afterAll(async () => {
-    await running?.stop();
-    await fake?.stop();
+  beforeAll(() => {
+    ({ gpu: fake, running, service, account } = shapes.get(shape)!);
   });
 
   const callsFor = (prompt: string) => txt2imgCalls(fake).filter((r) => String(r.json?.prompt).includes(prompt));
@@ -264,12 +277,14 @@ describe.each(SHAPES)('a retry redoes only what failed (%s)', (shape) => {
   });
 
   it('a model call that fails is retried with the same seed, so the retry makes the same image', async () => {
-    fake.setBehaviour({ failures: [{ status: 500, message: 'CUDA out of memory.' }] });
+    // The first try's call fails after the adapter's own three HTTP attempts; the job's second try succeeds.
+    fake.setBehaviour({ failures: times(3, { status: 500, message: 'CUDA out of memory.' }) });
     const prompt = `${shape} a heron, the first call fails`;
     const jobId = await generate(service, account, { prompt, model: 'gpu' });
     const job = await ended(service, jobId, 30_000);
     expect(job?.status).toBe('completed');
+    expect(logged('generation attempt failed, will retry', jobId)).toHaveLength(1);
     const seeds = callsFor(prompt).map((r) => r.json.seed);
-    expect(seeds).toEqual([job!.seed, job!.seed]);
+    expect(seeds).toEqual([job!.seed, job!.seed, job!.seed, job!.seed]);
   });
 });
