@@ -1,4 +1,4 @@
-import type { GenerationJobHandler } from '@promptpix/core';
+import { isJobDeferred, type GenerationJobHandler } from '@promptpix/core';
 import type { Logger } from '@promptpix/runtime';
 
 /**
@@ -11,6 +11,8 @@ export function logRetriedAttempts(handle: GenerationJobHandler, logger: Logger)
       await handle(payload, attempt);
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
+      // A deferred job spent no attempt: its backend was full, nothing failed.
+      if (isJobDeferred(e)) throw error;
       const retried = attempt.attempt < attempt.maxAttempts && e.name !== 'PermanentJobError' && !attempt.handBack?.aborted;
       if (retried) logger.warn('generation attempt failed, will retry', { jobId: payload.jobId, attempt: attempt.attempt, maxAttempts: attempt.maxAttempts, error: e.message });
       throw error;

@@ -242,6 +242,22 @@ describe('a dependency fails while a job runs (production shape, worker processe
       expect(job.error).toMatch(/^Image generation failed: /);
     });
 
+    it('refusing connections: the job fails, refunded, with an error that names no internal address; the operator\'s log has the address', async () => {
+      const account = await service.createAccount({ monthlyGenerations: 10 });
+      // Nothing listens on the port of a proxy that has stopped.
+      const closed = await startFaultProxy({ port: 1 });
+      const address = closed.address;
+      await closed.stop();
+      startWorker(backendEnv({ A1111_BASE_URL: `http://${address}` }));
+      const jobId = await generate(account, 'a lantern on a jetty, backend refusing');
+      const job = await expectFailedAndRefunded(jobId, account);
+      expect(job.error).toBe('Image generation failed: a1111: network error calling /sdapi/v1/txt2img: connect ECONNREFUSED <address>');
+      // The operators' and the account's list of failed jobs shows the same reason (written just after the job reads failed).
+      const failed = await until('the failed job to be listed', () => service.infra.db.prisma.failedJob.findUnique({ where: { jobId } }).then((row) => row ?? undefined), 10_000, workers);
+      expect(failed.reason).toBe(job.error);
+      expect(logged('generation failed', jobId)[0].error).toContain(`ECONNREFUSED ${address}`);
+    });
+
     it('an image of the wrong size: fitted to the size asked for', async () => {
       const account = await service.createAccount({ monthlyGenerations: 10 });
       backend.setBehaviour({ image: { kind: 'size', width: 96, height: 64 } });

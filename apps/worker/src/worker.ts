@@ -1,7 +1,7 @@
 import sharp from 'sharp';
-import { createJobCancellation, type QueueConsumer } from '@promptpix/core';
+import { createBackendBulkhead, createJobCancellation, type QueueConsumer } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
-import { instrumentGenerationJobs, instrumentModel } from '@promptpix/runtime/src/metrics';
+import { instrumentGenerationJobs, instrumentModel, reportCallsInFlight } from '@promptpix/runtime/src/metrics';
 import { housekeepingTasks, startHousekeeping, startLibraryIndexing } from './housekeeping';
 import { createCharacterReferences } from './processors/character-references';
 import { createGenerationProcessor } from './processors/generation';
@@ -15,6 +15,19 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
   sharp.cache(false);
   const model = { ...instrumentModel(infra.model, infra.metrics), prepareReference: infra.model.prepareReference?.bind(infra.model) };
   const characters = createCharacterReferences({ characters: infra.characters, storage: infra.storage, model, singleFlight: infra.singleFlight, logger });
+  // Each backend's calls in flight: this process's, and (leases in Redis) every worker's together.
+  let lastStoreError = 0;
+  const bulkhead = createBackendBulkhead({
+    limits: (id) => infra.models.get(id)?.limits ?? { maxInFlightPerWorker: config.worker.concurrency, maxInFlight: null },
+    store: infra.permits,
+    now: Date.now,
+    onStoreError: (error) => {
+      if (Date.now() - lastStoreError < 1000) return;
+      lastStoreError = Date.now();
+      logger.warn('bulkhead permit store failed; calls go on under this worker\'s own limits', { error });
+    },
+  });
+  reportCallsInFlight(infra.metrics, () => bulkhead.inFlight(), infra.models.ids);
   const generation = createGenerationProcessor({
     characterFor: (id, style, seed) => characters.forScene(id, style, seed),
     jobStore: infra.jobStore,
@@ -22,6 +35,9 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
     model,
     models: infra.models,
     breaker: infra.breaker,
+    bulkhead,
+    onSlowCall: (id) => infra.metrics.modelSlowCalls.inc({ model: id }),
+    onDeferred: (id) => infra.metrics.modelDeferrals.inc({ model: id }),
     failedJobs: infra.failedJobs,
     storage: infra.storage,
     images: infra.images,
@@ -40,13 +56,24 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
     if (message.kind === 'job-cancelled') generation.abort(message.jobId);
   });
   const processor = instrumentGenerationJobs(generation, infra.metrics, infra.model.name);
-  logger.info('worker consuming generation jobs', { concurrency: config.worker.concurrency, models: infra.models.ids, defaultModel: infra.models.defaultId });
-  return infra.queue.consume(logRetriedAttempts(processor.handle, logger), {
+  logger.info('worker consuming generation jobs', {
+    concurrency: config.worker.concurrency,
+    models: infra.models.ids,
+    defaultModel: infra.models.defaultId,
+    limits: Object.fromEntries(infra.models.ids.map((id) => [id, infra.models.get(id)!.limits])),
+  });
+  const consumer = infra.queue.consume(logRetriedAttempts(processor.handle, logger), {
     concurrency: config.worker.concurrency,
     onFinalFailure: processor.onFinalFailure,
     shutdownGraceMs: config.worker.shutdownGraceMs,
     onHandedBack: ({ jobId }) => logger.warn('generation handed back to the queue: shutdown grace period over', { jobId, graceMs: config.worker.shutdownGraceMs }),
   });
+  return {
+    async close() {
+      await consumer.close();
+      bulkhead.close();
+    },
+  };
 }
 
 export const WEBHOOK_USER_AGENT = 'PromptPix-Webhooks/1.0';

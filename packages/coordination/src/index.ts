@@ -7,3 +7,4 @@ export * from './active-jobs';
 export * from './budget-counter';
 export * from './job-admission';
 export * from './breaker-store';
+export * from './permit-store';

@@ -43,5 +43,7 @@ export * from './group-commit';
 export * from './grouped-reservation';
 export * from './routing/circuit-breaker';
 export * from './routing/backend-breaker';
+export * from './routing/bulkhead';
 export * from './progress';
 export * from './queueing/fair-order';
+export * from './redact-addresses';

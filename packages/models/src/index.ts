@@ -5,4 +5,5 @@ export * from './encode';
 export * from './previews';
 export * from './meaning';
 export * from './registry';
+export * from './backend-limits';
 export { loadSharp } from './sharp';

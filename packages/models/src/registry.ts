@@ -1,4 +1,6 @@
 import type { ImageModel } from '@promptpix/core/src/ports/model';
+import type { BackendLimits } from '@promptpix/core/src/routing/bulkhead';
+import { resolveBackendLimits, type BackendLimitSettings } from './backend-limits';
 import { createModel, type ModelConfig } from './create-model';
 import { nearestSize } from './providers/openai';
 
@@ -11,12 +13,16 @@ export interface ModelEntry {
   sizes?: readonly string[];
   /** Another entry's id that serves this model's jobs while its backend is down. */
   fallback?: string;
+  /** Its time limits and calls in flight, where they differ from its kind's defaults (./backend-limits.ts). */
+  limits?: BackendLimitSettings;
 }
 
 export interface RoutedModel {
   id: string;
   model: ImageModel;
   fallback?: string;
+  /** Its timeout, slow-call threshold and bulkhead limits, resolved. */
+  limits: BackendLimits;
 }
 
 /** The models a deployment serves, by id (docs/operating/models.md). */
@@ -43,8 +49,11 @@ function withSizeTable(model: ImageModel, sizes: readonly string[]): ImageModel 
   };
 }
 
-/** The first entry is the default unless `defaultId` names another. */
-export function createModelRegistry(entries: readonly ModelEntry[], defaultId?: string, create: (config: ModelConfig) => ImageModel = createModel): ModelRegistry {
+/**
+ * The first entry is the default unless `defaultId` names another. `worker.concurrency` (the
+ * worker's slots; default 4) bounds each model's calls in flight per worker.
+ */
+export function createModelRegistry(entries: readonly ModelEntry[], defaultId?: string, create: (config: ModelConfig) => ImageModel = createModel, worker: { concurrency: number } = { concurrency: 4 }): ModelRegistry {
   if (entries.length === 0) throw new Error('At least one model is required');
   const byId = new Map<string, RoutedModel>();
   for (const entry of entries) {
@@ -54,7 +63,8 @@ export function createModelRegistry(entries: readonly ModelEntry[], defaultId?: 
     const model = entry.sizes && config.provider !== 'openai' ? withSizeTable(created, entry.sizes) : created;
     const id = entry.id ?? created.name;
     if (byId.has(id)) throw new Error(`Two models have the id "${id}"`);
-    byId.set(id, { id, model, ...(entry.fallback && { fallback: entry.fallback }) });
+    const limits = resolveBackendLimits(config.provider, { timeoutMs: 'timeoutMs' in config ? config.timeoutMs : undefined, ...entry.limits }, { concurrency: worker.concurrency, models: entries.length });
+    byId.set(id, { id, model, limits, ...(entry.fallback && { fallback: entry.fallback }) });
   }
   const chosen = defaultId ?? byId.keys().next().value!;
   const fallbackOf = byId.get(chosen);

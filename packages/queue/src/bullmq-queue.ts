@@ -7,9 +7,10 @@
  * Jobs reach BullMQ's wait list through the fair layer (./fair-dispatch.ts): one job per group
  * (account) at a time, the group's next one when a worker takes it.
  */
-import { Queue, UnrecoverableError, WaitingError, Worker, type Job, type JobsOptions } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type Job, type JobsOptions } from 'bullmq';
 import Redis from 'ioredis';
 import {
+  isJobDeferred,
   PermanentJobError,
   SHARED_GROUP,
   type ConsumerOptions,
@@ -227,6 +228,11 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
           payload = parsePayload(job.data);
           await handler(payload, { attempt, maxAttempts, handBack: handBack.signal });
         } catch (thrown) {
+          if (isJobDeferred(thrown) && token) {
+            // Back to the delayed set, its attempts untouched (skipAttempt), its slot free at once.
+            await job.moveToDelayed(Date.now() + thrown.delayMs, token);
+            throw new DelayedError();
+          }
           if (handBack.signal.aborted && token) {
             // Back to the waiting list with its attempts untouched; another worker takes it now,
             // not after a lock expiry. WaitingError tells BullMQ the job has already moved.

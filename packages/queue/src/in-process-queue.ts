@@ -6,6 +6,7 @@
  * sees either way.
  */
 import {
+  isJobDeferred,
   SHARED_GROUP,
   type ConsumerOptions,
   type GenerationJobHandler,
@@ -71,6 +72,17 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
       await consumer.handler(structuredClone(job.payload), { attempt, maxAttempts: attempts });
       known.delete(job.payload.jobId);
     } catch (thrown) {
+      if (isJobDeferred(thrown)) {
+        // Waiting again after the delay, its attempts untouched; the slot is free meanwhile.
+        if (closed) return;
+        const timer = setTimeout(() => {
+          delayed.delete(job.payload.jobId);
+          waiting.addRetry(job);
+          pump();
+        }, thrown.delayMs);
+        delayed.set(job.payload.jobId, timer);
+        return;
+      }
       const error = toError(thrown);
       job.attemptsMade = attempt;
       if (isPermanentJobError(error) || attempt >= attempts) {

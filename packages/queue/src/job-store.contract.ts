@@ -141,6 +141,35 @@ export function describeJobStoreContract(name: string, makeStore: () => Promise<
       expect(await store.get(record.jobId)).toEqual(fresh);
     });
 
+    it('keeps a rendered image beside the record, byte for byte, until it is dropped', async () => {
+      const record = sampleRecord({ status: 'processing' });
+      await store.create(record, 60);
+      const data = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919) % 256));
+      const rendered = { data, key: 'images/abc.webp', contentType: 'image/webp', seed: 4_294_967_295, model: 'hosted', fallbackFrom: 'gpu' };
+      expect(await store.rendered(record.jobId)).toBeNull();
+      expect(await store.keepRendered(record.jobId, rendered)).toBe(true);
+      const kept = await store.rendered(record.jobId);
+      expect(kept).toEqual(rendered);
+      expect(Buffer.compare(kept!.data, data)).toBe(0);
+      // The record's own fields are untouched.
+      expect(await store.get(record.jobId)).toEqual(record);
+      await store.dropRendered(record.jobId);
+      expect(await store.rendered(record.jobId)).toBeNull();
+      await store.dropRendered('no-such-job');
+    });
+
+    it('keeps no rendered image for a job without a record, and forgets it when the record expires', async () => {
+      const rendered = { data: Buffer.from('png'), key: 'images/x.png', contentType: 'image/png', seed: 1, model: 'procedural' };
+      expect(await store.keepRendered('no-such-job', rendered)).toBe(false);
+      expect(await store.rendered('no-such-job')).toBeNull();
+      const record = sampleRecord();
+      await store.create(record, 1);
+      await fixture.elapse(500);
+      expect(await store.keepRendered(record.jobId, rendered)).toBe(true);
+      await fixture.elapse(800);
+      expect(await store.rendered(record.jobId)).toBeNull();
+    });
+
     it('answers ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });

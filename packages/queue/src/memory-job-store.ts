@@ -2,7 +2,7 @@
  * Embedded job store: records in a Map, gone `ttlSeconds` after creation. Expired records are
  * dropped when read and by a periodic sweep (an unref'd timer), so memory stays bounded.
  */
-import type { JobPatch, JobRecord, JobStore } from '@promptpix/core/src/ports/job-store';
+import type { JobPatch, JobRecord, JobStore, RenderedImage } from '@promptpix/core/src/ports/job-store';
 
 export interface MemoryJobStoreOptions {
   /** Milliseconds since the epoch; injectable for tests. */
@@ -14,6 +14,7 @@ export interface MemoryJobStoreOptions {
 interface Entry {
   record: JobRecord;
   expiresAt: number;
+  rendered?: RenderedImage;
 }
 
 /** Copies so callers never share objects with the store (as with a real store). */
@@ -60,6 +61,23 @@ export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobSt
       const { jobId: _j, accountId: _a, createdAt: _c, request: _r, ...rest } = definedOnly(patch) as JobPatch & Partial<JobRecord>;
       entry.record = { ...entry.record, ...copy(rest) };
       return true;
+    },
+
+    async keepRendered(jobId, rendered) {
+      const entry = live(jobId);
+      if (!entry) return false;
+      entry.rendered = { ...rendered, data: Buffer.from(rendered.data) };
+      return true;
+    },
+
+    async rendered(jobId) {
+      const kept = live(jobId)?.rendered;
+      return kept ? { ...kept, data: Buffer.from(kept.data) } : null;
+    },
+
+    async dropRendered(jobId) {
+      const entry = entries.get(jobId);
+      if (entry) delete entry.rendered;
     },
 
     async ping() {},

@@ -2,7 +2,7 @@
  * Behaviour every GenerationQueue adapter must show. `makeQueue` returns a fresh, empty queue
  * per test; the contract closes it.
  */
-import { PermanentJobError, type GenerationJobPayload, type GenerationQueue, type JobAttempt } from '@promptpix/core/src/ports/queue';
+import { JobDeferredError, PermanentJobError, type GenerationJobPayload, type GenerationQueue, type JobAttempt } from '@promptpix/core/src/ports/queue';
 import { deferred, sleep, waitFor } from './test-helpers';
 
 export interface QueueFactoryOptions {
@@ -383,6 +383,84 @@ export function describeQueueContract(name: string, makeQueue: (options: QueueFa
       const queue = await make();
       await queue.close();
       await expect(queue.enqueue(payload('closed'))).rejects.toThrow();
+    });
+
+    /** A handler that throws JobDeferredError: its model backend is busy, the job waits in the queue (not in a worker slot). */
+    describe('deferral', () => {
+      const DEFER_MS = 250;
+
+      it('puts a deferred job back for its delay: the slot runs other jobs meanwhile, the job comes back with the same attempt number', async () => {
+        const queue = await make({ attempts: 3 });
+        const deferred = payload('deferred');
+        const other = payload('other');
+        const runs: Array<{ jobId: string; attempt: number; at: number }> = [];
+        let deferrals = 0;
+        queue.consume(
+          async (p, { attempt }) => {
+            runs.push({ jobId: p.jobId, attempt, at: Date.now() });
+            if (p.jobId === deferred.jobId && deferrals++ < 2) throw new JobDeferredError(DEFER_MS);
+          },
+          { concurrency: 1, onFinalFailure: noFinalFailure },
+        );
+        await queue.enqueue(deferred);
+        await queue.enqueue(other);
+        await waitFor(() => runs.length === 4, 'the deferred job to run three times and the other once');
+        await sleep(QUIET_MS);
+        expect(runs.map((r) => [r.jobId, r.attempt])).toEqual([
+          [deferred.jobId, 1],
+          [other.jobId, 1],
+          [deferred.jobId, 1],
+          [deferred.jobId, 1],
+        ]);
+        // The one slot ran the other job at once, not after the deferral's delay.
+        expect(runs[1].at - runs[0].at).toBeLessThan(DEFER_MS);
+        expect(runs[2].at - runs[0].at).toBeGreaterThanOrEqual(DEFER_MS - 5);
+        expect(runs[3].at - runs[2].at).toBeGreaterThanOrEqual(DEFER_MS - 5);
+        await waitFor(async () => (await queue.depth()).active === 0, 'the job to leave active');
+        expect(await queue.depth()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0, groupsWaiting: 0, largestGroupBacklog: 0 });
+      });
+
+      it('spends no attempt: a job deferred more often than its attempts still gets all of them, and one final failure', async () => {
+        const queue = await make({ attempts: 2 });
+        const attempts: number[] = [];
+        const failures: Error[] = [];
+        let deferrals = 0;
+        queue.consume(
+          async (_p, { attempt }) => {
+            attempts.push(attempt);
+            if (deferrals < 3) {
+              deferrals++;
+              throw new JobDeferredError(20);
+            }
+            throw new Error(`backend failed on attempt ${attempt}`);
+          },
+          { concurrency: 1, onFinalFailure: async (_p, e) => void failures.push(e) },
+        );
+        await queue.enqueue(payload('deferred-then-failing'));
+        await waitFor(() => failures.length === 1, 'the final failure');
+        await sleep(QUIET_MS);
+        expect(attempts).toEqual([1, 1, 1, 1, 2]);
+        expect(failures.map((e) => e.message)).toEqual(['backend failed on attempt 2']);
+      });
+
+      it('a deferred job waits as delayed, and can be removed before it comes back', async () => {
+        const queue = await make();
+        const job = payload('deferred-removed');
+        const runs: string[] = [];
+        queue.consume(
+          async (p) => {
+            runs.push(p.jobId);
+            throw new JobDeferredError(60_000);
+          },
+          { concurrency: 1, onFinalFailure: noFinalFailure },
+        );
+        await queue.enqueue(job);
+        await waitFor(async () => (await queue.depth()).delayed === 1, 'the job to wait as delayed');
+        expect(await queue.depth()).toMatchObject({ waiting: 0, delayed: 1, failed: 0 });
+        expect(await queue.remove(job.jobId)).toBe(true);
+        expect(await queue.depth()).toMatchObject({ waiting: 0, delayed: 0 });
+        expect(runs).toEqual([job.jobId]);
+      });
     });
   });
 }

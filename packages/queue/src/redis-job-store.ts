@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
-import type { JobRecord, JobStore } from '@promptpix/core/src/ports/job-store';
+import type { JobRecord, JobStore, RenderedImage } from '@promptpix/core/src/ports/job-store';
 import { decodeJobFields, encodeJobFields } from './job-record-codec';
 
 export interface RedisJobStoreOptions {
@@ -32,8 +32,19 @@ const UPDATE_SHA = createHash('sha1').update(UPDATE_IF_EXISTS).digest('hex');
 
 const IDENTITY_FIELDS = new Set(['jobId', 'accountId', 'createdAt', 'request']);
 
+/** Writes the rendered image (KEYS[2]) only while the record (KEYS[1]) lives, expiring with it. */
+const KEEP_RENDERED = `
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl <= 0 then return 0 end
+redis.call('HSET', KEYS[2], 'meta', ARGV[1], 'data', ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ttl)
+return 1
+`;
+
 /** The hash of one job. */
 export const redisJobKey = (prefix: string, jobId: string) => `${prefix}job:${jobId}`;
+/** The image a job's model call made, kept for its retries (beside the job's hash, with its TTL). */
+export const redisRenderedKey = (prefix: string, jobId: string) => `${prefix}job:${jobId}:rendered`;
 
 export function createRedisJobStore({ redis, prefix }: RedisJobStoreOptions): JobStore {
   const keyOf = (jobId: string) => redisJobKey(prefix, jobId);
@@ -67,6 +78,21 @@ export function createRedisJobStore({ redis, prefix }: RedisJobStoreOptions): Jo
         if (!IDENTITY_FIELDS.has(fields[i])) args.push(fields[i], fields[i + 1]);
       }
       return (await runUpdate(keyOf(jobId), args)) === 1;
+    },
+
+    async keepRendered(jobId, rendered) {
+      const { data, ...meta } = rendered;
+      return (await redis.eval(KEEP_RENDERED, 2, keyOf(jobId), redisRenderedKey(prefix, jobId), JSON.stringify(meta), data)) === 1;
+    },
+
+    async rendered(jobId) {
+      const [meta, data] = await redis.hmgetBuffer(redisRenderedKey(prefix, jobId), 'meta', 'data');
+      if (!meta || !data) return null;
+      return { ...(JSON.parse(meta.toString('utf8')) as Omit<RenderedImage, 'data'>), data };
+    },
+
+    async dropRendered(jobId) {
+      await redis.del(redisRenderedKey(prefix, jobId));
     },
 
     async ping() {

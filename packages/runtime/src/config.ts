@@ -8,13 +8,14 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_ACTIVE_JOBS_PER_KEY, DEFAULT_MONTHLY_GENERATIONS, DEFAULT_PUBLISHABLE_BUDGET, DEFAULT_WEBHOOK_ATTEMPTS, DEFAULT_WEBHOOK_BACKOFF_MS, MAX_BUDGET, parseTermList, type PlanName, type PublishableBudget } from '@promptpix/core';
 import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from '@promptpix/core';
-import type { EmbedderConfig, ModelConfig, ModelEntry } from '@promptpix/models';
+import type { BackendLimitSettings, EmbedderConfig, ModelConfig, ModelEntry } from '@promptpix/models';
 import { LocalModelDirError, locateLocalModel } from '@promptpix/models/src/meaning/local-model-files';
 import { ModelsFileError, parseModelsFile } from './models-file';
 
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
 const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : Number(v)), z.number().int().min(min).max(max));
+const optionalInt = (min: number, max: number) => z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(min).max(max).optional());
 const url = (protocols: string[]) =>
   z.preprocess(
     (v) => (v === '' ? undefined : v),
@@ -49,11 +50,16 @@ const envSchema = z.object({
   S3_FORCE_PATH_STYLE: z.preprocess((v) => (v === '' || v === undefined ? undefined : v), z.enum(['true', 'false']).optional()),
   MODEL_PROVIDER: z.preprocess((v) => (v === '' || v === undefined ? 'procedural' : v), z.enum(['procedural', 'openai', 'replicate', 'a1111', 'comfyui'])),
   MODEL_LATENCY_MS: int(0, 0, 600_000),
-  MODEL_TIMEOUT_MS: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(1000).max(3_600_000).optional()),
+  MODEL_TIMEOUT_MS: optionalInt(1000, 3_600_000),
+  MODEL_SLOW_CALL_MS: optionalInt(100, 3_600_000),
+  MODEL_MAX_IN_FLIGHT: optionalInt(0, 10_000),
+  MODEL_MAX_IN_FLIGHT_PER_WORKER: optionalInt(1, 256),
   MODEL_HTTP_ATTEMPTS: int(3, 1, 10),
   MODELS_FILE: optionalString,
   MODEL_BREAKER_FAILURES: int(DEFAULT_BREAKER_POLICY.failures, 0, 1000),
-  MODEL_BREAKER_WINDOW_MS: int(DEFAULT_BREAKER_POLICY.windowMs, 100, 3_600_000),
+  MODEL_BREAKER_FAILURE_RATE: int(Math.round(DEFAULT_BREAKER_POLICY.failureRate * 100), 1, 100),
+  MODEL_BREAKER_WINDOW_CALLS: int(DEFAULT_BREAKER_POLICY.windowCalls, 1, 1000),
+  MODEL_BREAKER_WINDOW_MS: int(DEFAULT_BREAKER_POLICY.windowMs, 100, 86_400_000),
   MODEL_BREAKER_COOLOFF_MS: int(DEFAULT_BREAKER_POLICY.coolOffMs, 100, 3_600_000),
   FAILED_JOB_DAYS: int(30, 1, 3650),
   OPENAI_BASE_URL: url(['http:', 'https:']),
@@ -166,7 +172,11 @@ export interface Config {
     | { kind: 's3'; bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string; publicBaseUrl?: string; forcePathStyle: boolean };
   /** The default model's settings (the single-model variables, or MODELS_FILE's default entry). */
   model: ModelConfig;
-  /** Every model callers can name (docs/operating/models.md); the breaker's rules, null when MODEL_BREAKER_FAILURES=0. */
+  /**
+   * Every model callers can name (docs/operating/models.md), each with its limits where they
+   * differ from its kind's defaults; the breaker's rules (each backend's failures and trial time
+   * are then fitted to its limits: breakerPolicyFor), null when MODEL_BREAKER_FAILURES=0.
+   */
   models: { defaultId?: string; entries: ModelEntry[]; breaker: BreakerPolicy | null };
   /** Days a failed job stays listed for operators and its account (docs/operating/models.md). */
   failedJobDays: number;
@@ -349,9 +359,23 @@ function readJsonSetting(name: string, source: string | { path: string; text: st
 
 /** MODELS_FILE's models, or the one model of the single-model variables. */
 function modelsConfig(e: Env, env: NodeJS.ProcessEnv): Config['models'] {
-  // A trial may run as long as one model call; past that its worker is taken for dead.
-  const breaker = e.MODEL_BREAKER_FAILURES === 0 ? null : { failures: e.MODEL_BREAKER_FAILURES, windowMs: e.MODEL_BREAKER_WINDOW_MS, coolOffMs: e.MODEL_BREAKER_COOLOFF_MS, trialMs: (e.MODEL_TIMEOUT_MS ?? 300_000) + 30_000 };
-  if (!e.MODELS_FILE) return { entries: [{ config: modelConfig(e) }], breaker };
+  const breaker: BreakerPolicy | null =
+    e.MODEL_BREAKER_FAILURES === 0
+      ? null
+      : {
+          failures: e.MODEL_BREAKER_FAILURES,
+          failureRate: e.MODEL_BREAKER_FAILURE_RATE / 100,
+          windowCalls: e.MODEL_BREAKER_WINDOW_CALLS,
+          windowMs: e.MODEL_BREAKER_WINDOW_MS,
+          coolOffMs: e.MODEL_BREAKER_COOLOFF_MS,
+          // Per backend, a trial may run as long as one of its calls, plus 30 s (breakerPolicyFor).
+          trialMs: DEFAULT_BREAKER_POLICY.trialMs,
+        };
+  // The timeout is part of each model's config (the adapters enforce it); these are the worker's.
+  const limits = Object.fromEntries(
+    Object.entries({ slowCallMs: e.MODEL_SLOW_CALL_MS, maxInFlight: e.MODEL_MAX_IN_FLIGHT, maxInFlightPerWorker: e.MODEL_MAX_IN_FLIGHT_PER_WORKER }).filter(([, v]) => v !== undefined),
+  ) as BackendLimitSettings;
+  if (!e.MODELS_FILE) return { entries: [{ config: modelConfig(e), ...(Object.keys(limits).length > 0 && { limits }) }], breaker };
   const path = resolve(e.MODELS_FILE);
   let json: unknown;
   try {
@@ -361,7 +385,7 @@ function modelsConfig(e: Env, env: NodeJS.ProcessEnv): Config['models'] {
     throw new ConfigError(`Invalid configuration:\n  MODELS_FILE: ${path} ${reason}`);
   }
   try {
-    const file = parseModelsFile(json, env, { timeoutMs: e.MODEL_TIMEOUT_MS, httpAttempts: e.MODEL_HTTP_ATTEMPTS });
+    const file = parseModelsFile(json, env, { timeoutMs: e.MODEL_TIMEOUT_MS, httpAttempts: e.MODEL_HTTP_ATTEMPTS, limits });
     return { defaultId: file.defaultId, entries: file.entries, breaker };
   } catch (error) {
     if (!(error instanceof ModelsFileError)) throw error;

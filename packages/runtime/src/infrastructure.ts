@@ -5,8 +5,10 @@
  */
 import Redis from 'ioredis';
 import {
+  breakerPolicyFor,
   createBackendBreaker,
   createEventRecorder,
+  type PermitStore,
   createMemoryBreakerStore,
   type BackendBreaker,
   createQuotaService,
@@ -46,6 +48,8 @@ import {
   createRedisRateLimiter,
   createRedisSingleFlight,
   createRedisBreakerStore,
+  createMemoryPermitStore,
+  createRedisPermitStore,
 } from '@promptpix/coordination';
 import {
   createAccountRepository,
@@ -96,6 +100,8 @@ export interface Infrastructure {
   models: ModelRegistry;
   /** The per-backend circuit breakers, shared through Redis; null when MODEL_BREAKER_FAILURES=0. */
   breaker: BackendBreaker | null;
+  /** Leases on calls in flight to each backend, shared through Redis (the overall half of the workers' bulkheads). */
+  permits: PermitStore;
   /** Jobs that failed for good, kept FAILED_JOB_DAYS (operator API, dashboard). */
   failedJobs: FailedJobRepository;
   /** Reads prompts' meaning for instant mode; null when INSTANT_EMBEDDINGS=off. */
@@ -242,9 +248,14 @@ export async function openInfrastructure(config: Config, logger: Logger, options
         onError: (error) => logger.warn('invalidation bus error', { error }),
       })
     : createLocalInvalidationBus();
-  const models = createModelRegistry(config.models.entries, config.models.defaultId);
+  const models = createModelRegistry(config.models.entries, config.models.defaultId, undefined, { concurrency: config.worker.concurrency });
   const breakerPolicy = config.models.breaker;
-  const breaker = breakerPolicy && createBackendBreaker({ store: redis ? createRedisBreakerStore({ redis, prefix }) : createMemoryBreakerStore(), policy: breakerPolicy, now: () => now().getTime() });
+  // Each backend's rules fitted to its limits: how many calls it may hold at once, how long one may take.
+  const policyOf = (backend: string) => {
+    const limits = models.get(backend)?.limits;
+    return limits ? breakerPolicyFor(breakerPolicy!, limits) : breakerPolicy!;
+  };
+  const breaker = breakerPolicy && createBackendBreaker({ store: redis ? createRedisBreakerStore({ redis, prefix }) : createMemoryBreakerStore(), policy: policyOf, now: () => now().getTime() });
   const metrics = createMetrics({ queueDepth: () => queue.depth(), ...(breaker && { modelHealth: () => breaker.health(models.ids) }), ...(db.threadMemory && { databaseThreadMemory: db.threadMemory }) });
   const events = countCacheHits(createEventRecorder({
     write: (batch) => eventRepository.insertMany(batch),
@@ -278,6 +289,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     model: models.default,
     models,
     breaker,
+    permits: redis ? createRedisPermitStore({ redis, prefix }) : createMemoryPermitStore(),
     failedJobs: createFailedJobRepository(db.prisma, { retentionDays: config.failedJobDays, now }),
     embedder,
     libraryIndexer: embedder ? createLibraryIndexer({ library, embedder }) : null,

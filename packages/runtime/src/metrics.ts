@@ -9,7 +9,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { AppError, type BackendHealth, type EventRecorder, type GenerationJobHandler, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
+import { AppError, isJobDeferred, type BackendHealth, type EventRecorder, type GenerationJobHandler, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
 import type { Infrastructure } from './infrastructure';
 import type { Logger } from './logger';
 import { listen, type RunningServer } from './process';
@@ -34,6 +34,10 @@ export interface Metrics {
   readonly generationFailures: Counter<'provider'>;
   /** One model call: the latency L in the scaling rule. */
   readonly modelDuration: Histogram<'provider' | 'outcome'>;
+  /** Model calls that crossed their backend's slow-call threshold (each counted by the breaker as bad). */
+  readonly modelSlowCalls: Counter<'model'>;
+  /** Jobs put back in the queue because their backend had as many calls in flight as it may. */
+  readonly modelDeferrals: Counter<'model'>;
   /** The Prometheus text exposition, with queue depth and process metrics read now. */
   scrape(): Promise<{ contentType: string; body: string }>;
 }
@@ -176,6 +180,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       buckets: JOB_BUCKETS,
       registers,
     }),
+    modelSlowCalls: new Counter({ name: 'promptpix_model_slow_calls_total', help: "Model calls still in flight past their backend's slow-call threshold (the breaker counts each as bad)", labelNames: ['model'] as const, registers }),
+    modelDeferrals: new Counter({ name: 'promptpix_model_deferrals_total', help: 'Jobs put back in the queue for a while because their backend had as many calls in flight as it may (its bulkhead)', labelNames: ['model'] as const, registers }),
     async scrape() {
       if (!processMetrics) {
         processMetrics = true;
@@ -200,6 +206,21 @@ export function reportCacheBytes(metrics: Metrics, caches: Record<string, () => 
     registers: [metrics.registry],
     collect() {
       for (const [cache, bytes] of Object.entries(caches)) this.set({ cache }, bytes());
+    },
+  });
+}
+
+/** `promptpix_model_calls_in_flight{model}`: this worker process's calls in flight per backend (its bulkhead), read on scrape. */
+export function reportCallsInFlight(metrics: Metrics, inFlight: () => Record<string, number>, models: readonly string[]): void {
+  metrics.registry.removeSingleMetric('promptpix_model_calls_in_flight');
+  new Gauge({
+    name: 'promptpix_model_calls_in_flight',
+    help: "This worker process's model calls in flight, per model (each backend's bulkhead limits them)",
+    labelNames: ['model'] as const,
+    registers: [metrics.registry],
+    collect() {
+      const now = inFlight();
+      for (const model of models) this.set({ model }, now[model] ?? 0);
     },
   });
 }
@@ -276,7 +297,8 @@ export function instrumentGenerationJobs<F extends (...args: never[]) => Promise
         await processor.handle(payload, attempt);
         metrics.generationDuration.observe({ provider, outcome: 'success' }, seconds(started));
       } catch (error) {
-        metrics.generationDuration.observe({ provider, outcome: 'error' }, seconds(started));
+        // A job deferred for its backend's bulkhead did no work (promptpix_model_deferrals_total counts it).
+        if (!isJobDeferred(error)) metrics.generationDuration.observe({ provider, outcome: 'error' }, seconds(started));
         throw error;
       }
     },

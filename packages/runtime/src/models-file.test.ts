@@ -102,8 +102,41 @@ describe('MODELS_FILE in loadConfig', () => {
   });
 
   it('the breaker rules come from MODEL_BREAKER_*; 0 failures turns it off', () => {
-    expect(loadConfig({ MODEL_BREAKER_FAILURES: '2', MODEL_BREAKER_COOLOFF_MS: '1000' }).models.breaker).toMatchObject({ failures: 2, coolOffMs: 1000, windowMs: 60_000 });
+    expect(loadConfig({}).models.breaker).toMatchObject({ failures: 3, failureRate: 0.5, windowCalls: 10, windowMs: 600_000, coolOffMs: 30_000 });
+    expect(loadConfig({ MODEL_BREAKER_FAILURES: '2', MODEL_BREAKER_COOLOFF_MS: '1000', MODEL_BREAKER_FAILURE_RATE: '40', MODEL_BREAKER_WINDOW_CALLS: '20' }).models.breaker).toMatchObject({ failures: 2, coolOffMs: 1000, failureRate: 0.4, windowCalls: 20 });
     expect(loadConfig({ MODEL_BREAKER_FAILURES: '0' }).models.breaker).toBeNull();
+  });
+
+  it("each model's limits: its kind's defaults, MODEL_* for every model, the file's own settings over those", () => {
+    const file = write(
+      'limits.json',
+      JSON.stringify({
+        default: 'gpu',
+        models: {
+          gpu: { backend: 'a1111', baseUrl: 'http://gpu:7860', maxInFlight: 4, slowCallMs: 70_000 },
+          hosted: { backend: 'openai', apiKey: 'k', timeoutMs: 200_000, maxInFlightPerWorker: 2 },
+          sketch: { backend: 'procedural' },
+        },
+      }),
+    );
+    const limitsOf = (env: NodeJS.ProcessEnv) => {
+      const config = loadConfig(env);
+      const registry = createModelRegistry(config.models.entries, config.models.defaultId, undefined, { concurrency: config.worker.concurrency });
+      return Object.fromEntries(registry.ids.map((id) => [id, registry.get(id)!.limits]));
+    };
+    expect(limitsOf({ MODELS_FILE: file })).toEqual({
+      gpu: { timeoutMs: 90_000, slowCallMs: 70_000, maxInFlight: 4, maxInFlightPerWorker: 3 },
+      hosted: { timeoutMs: 200_000, slowCallMs: 100_000, maxInFlight: 16, maxInFlightPerWorker: 2 },
+      sketch: { timeoutMs: null, slowCallMs: null, maxInFlight: null, maxInFlightPerWorker: 3 },
+    });
+    expect(limitsOf({ MODELS_FILE: file, MODEL_TIMEOUT_MS: '60000', MODEL_MAX_IN_FLIGHT: '0', MODEL_MAX_IN_FLIGHT_PER_WORKER: '1', WORKER_CONCURRENCY: '8' })).toEqual({
+      gpu: { timeoutMs: 60_000, slowCallMs: 70_000, maxInFlight: 4, maxInFlightPerWorker: 1 },
+      hosted: { timeoutMs: 200_000, slowCallMs: 100_000, maxInFlight: null, maxInFlightPerWorker: 2 },
+      sketch: { timeoutMs: null, slowCallMs: null, maxInFlight: null, maxInFlightPerWorker: 1 },
+    });
+    // One model: every slot of the worker is its own.
+    expect(limitsOf({ MODEL_PROVIDER: 'a1111', MODEL_SLOW_CALL_MS: '30000' })).toEqual({ a1111: { timeoutMs: 90_000, slowCallMs: 30_000, maxInFlight: 2, maxInFlightPerWorker: 4 } });
+    expect(() => loadConfig({ MODELS_FILE: write('bad-limits.json', JSON.stringify({ default: 'a', models: { a: { backend: 'a1111', maxInFlightPerWorker: 0 } } })) })).toThrow(/models\.a\.maxInFlightPerWorker/);
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { ModelConfig, ModelEntry } from '@promptpix/models';
+import type { BackendLimitSettings, ModelConfig, ModelEntry } from '@promptpix/models';
 
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/;
 const SIZE = /^[1-9]\d{1,4}x[1-9]\d{1,4}$/;
@@ -26,11 +26,19 @@ const shared = {
   fallback: z.string().regex(MODEL_ID, 'must be a model id').optional(),
   timeoutMs: z.number().int().min(1000).max(3_600_000).optional(),
   httpAttempts: z.number().int().min(1).max(10).optional(),
+  /** A call in flight longer than this counts as bad for the breaker (default: half the timeout). */
+  slowCallMs: z.number().int().min(100).max(3_600_000).optional(),
+  /** Calls in flight to this model from every worker together; 0: no limit. */
+  maxInFlight: z.number().int().min(0).max(10_000).optional(),
+  /** Calls in flight to this model from one worker. */
+  maxInFlightPerWorker: z.number().int().min(1).max(256).optional(),
 };
 
 interface Defaults {
   timeoutMs?: number;
   httpAttempts: number;
+  /** MODEL_SLOW_CALL_MS, MODEL_MAX_IN_FLIGHT, MODEL_MAX_IN_FLIGHT_PER_WORKER where set. */
+  limits?: BackendLimitSettings;
 }
 
 const common = (e: { timeoutMs?: number; httpAttempts?: number }, d: Defaults) => ({ timeoutMs: e.timeoutMs ?? d.timeoutMs, retry: { attempts: e.httpAttempts ?? d.httpAttempts } });
@@ -232,7 +240,7 @@ export function parseModelsFile(json: unknown, env: NodeJS.ProcessEnv, defaults:
       problems.push(...parsed.error.issues.map((i) => `${pathText([...at, ...i.path])}: ${i.message}`));
       continue;
     }
-    const e = parsed.data as { sizes?: string[]; fallback?: string };
+    const e = parsed.data as { sizes?: string[]; fallback?: string; slowCallMs?: number; maxInFlight?: number; maxInFlightPerWorker?: number };
     // Each backend's toConfig takes what its own schema parsed.
     const toConfig = backend.toConfig as (parsed: unknown, defaults: Defaults) => ModelConfig;
     let config: ModelConfig;
@@ -243,7 +251,9 @@ export function parseModelsFile(json: unknown, env: NodeJS.ProcessEnv, defaults:
       problems.push(`${pathText(at)}.${error.message}`);
       continue;
     }
-    entries.push({ id, config, ...(e.sizes && { sizes: e.sizes }), ...(e.fallback && { fallback: e.fallback }) });
+    const own = Object.fromEntries(Object.entries({ slowCallMs: e.slowCallMs, maxInFlight: e.maxInFlight, maxInFlightPerWorker: e.maxInFlightPerWorker }).filter(([, v]) => v !== undefined));
+    const limits: BackendLimitSettings = { ...defaults.limits, ...own };
+    entries.push({ id, config, ...(e.sizes && { sizes: e.sizes }), ...(e.fallback && { fallback: e.fallback }), ...(Object.keys(limits).length > 0 && { limits }) });
   }
   const ids = new Set(Object.keys(top.data.models));
   if (!ids.has(top.data.default)) problems.push(`default: "${top.data.default}" is not one of the models`);

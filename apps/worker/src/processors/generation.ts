@@ -14,9 +14,12 @@ import {
   isCancelled,
   releaseJobHolds,
   type BackendBreaker,
+  type BackendBulkhead,
   type ImageModel,
   type ModelRequest,
   type JobStore,
+  type RenderedImage,
+  redactAddresses,
   type QuotaService,
   type SingleFlight,
   type ActiveJobs,
@@ -29,9 +32,10 @@ import {
 import { generationJobPayloadSchema } from '@promptpix/contracts';
 import type { AccountRepository, FailedJobRepository, ImageRepository, PermalinkRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
-import { encodeImage, PermanentModelError, type ModelRegistry } from '@promptpix/models';
+import { encodeImage, PermanentModelError, type EncodedImage, type ModelRegistry } from '@promptpix/models';
 import type { CharacterForScene } from './character-references';
-import { createModelRouter, type RoutedCall } from './model-routing';
+import { createModelRouter, type ModelRouterDeps, type RoutedCall } from './model-routing';
+import { createRenderedCache } from './rendered-cache';
 
 export interface GenerationProcessorDeps {
   jobStore: JobStore;
@@ -40,6 +44,11 @@ export interface GenerationProcessorDeps {
   /** Every model a job may name, by id; jobs are routed under the per-backend circuit breakers (./model-routing.ts). */
   models: ModelRegistry;
   breaker: BackendBreaker | null;
+  /** Each backend's limits on calls in flight (./model-routing.ts defers a job whose backend is full). */
+  bulkhead: BackendBulkhead;
+  /** A call crossed its backend's slow-call threshold; a job was deferred for its backend's bulkhead (metrics). */
+  onSlowCall?: ModelRouterDeps['onSlowCall'];
+  onDeferred?: ModelRouterDeps['onDeferred'];
   /** The durable list of failed jobs (operators, dashboard). */
   failedJobs: Pick<FailedJobRepository, 'record'>;
   storage: Storage;
@@ -76,16 +85,13 @@ export const PROGRESS_WRITE_MS = 500;
 
 /**
  * A provider's refusal that retrying cannot fix (a 4xx) ends the job at once. The breaker hears
- * how the call ended; a cancel or a hand-back (a worker shutting down past its grace period stops
- * the call and hands the job back) tells it nothing about the backend.
+ * how the call ended (./model-routing.ts); a cancel or a hand-back (a worker shutting down past its
+ * grace period stops the call and hands the job back) tells it nothing about the backend.
  */
 async function callModel(routed: RoutedCall, request: ModelRequest, signal: AbortSignal, handBack?: AbortSignal) {
   try {
-    const image = await routed.model.generate(request, handBack ? AbortSignal.any([signal, handBack]) : signal);
-    await routed.settle(undefined, false);
-    return image;
+    return await routed.generate(request, handBack ? AbortSignal.any([signal, handBack]) : signal);
   } catch (error) {
-    await routed.settle(error, signal.aborted || !!handBack?.aborted);
     if (signal.aborted) throw new PermanentJobError(CANCELLED);
     if (handBack?.aborted) throw new JobHandedBackError();
     if (error instanceof PermanentModelError) throw new PermanentJobError(`Image generation failed: ${error.message}`);
@@ -94,13 +100,16 @@ async function callModel(routed: RoutedCall, request: ModelRequest, signal: Abor
 }
 
 /** Which model made a job's image, on its record: the one it named, or the fallback that stood in. */
-const servedBy = (routed: RoutedCall | undefined): Partial<JobRecord> => (routed ? { model: routed.id, ...(routed.fallbackFrom && { fallbackFrom: routed.fallbackFrom }) } : {});
+const servedBy = (routed: Pick<RoutedCall, 'id' | 'fallbackFrom'> | undefined): Partial<JobRecord> => (routed ? { model: routed.id, ...(routed.fallbackFrom && { fallbackFrom: routed.fallbackFrom }) } : {});
 
-/** What a caller reads in `error` when a job fails for good. */
+/** What a caller reads in `error` when a job fails for good: never an internal service's address (the worker's log has the full error). */
 export function readableFailure(error: Error): string {
-  if (error instanceof PermanentJobError) return error.message;
-  return `Image generation failed: ${error.message}`.slice(0, 500);
+  if (error instanceof PermanentJobError) return redactAddresses(error.message);
+  return redactAddresses(`Image generation failed: ${error.message}`).slice(0, 500);
 }
+
+/** Rendered images kept in this process for a retry (besides the job store's copy), by bytes held. */
+export const RENDERED_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The `generation` job: model → sharp → content-addressed upload → Image record → job completed.
@@ -110,7 +119,20 @@ export function readableFailure(error: Error): string {
 export function createGenerationProcessor(d: GenerationProcessorDeps) {
   /** The jobs this process is running, so a cancellation can stop their model calls. */
   const running = new Map<string, AbortController>();
-  const router = createModelRouter({ registry: d.models, defaultModel: d.model, breaker: d.breaker, onBreakerError: (error) => d.logger.warn('circuit breaker store failed', { error }) });
+  const router = createModelRouter({
+    registry: d.models,
+    defaultModel: d.model,
+    breaker: d.breaker,
+    bulkhead: d.bulkhead,
+    onBreakerError: (error) => d.logger.warn('circuit breaker store failed', { error }),
+    onSlowCall: (model, ms, jobId) => {
+      d.logger.warn('model call slower than its slow-call threshold: counted against its backend', { jobId, model, slowCallMs: ms });
+      d.onSlowCall?.(model, ms, jobId);
+    },
+    onDeferred: d.onDeferred,
+  });
+  /** What a model call made for a job whose later step failed: kept here and in the job store, so its retry skips the model. */
+  const renderedHere = createRenderedCache({ maxBytes: RENDERED_CACHE_BYTES, ttlMs: 3600_000, now: () => d.now().getTime() });
 
   const handle: GenerationJobHandler = async (payload, attempt) => {
     const parsed = generationJobPayloadSchema.safeParse(payload);
@@ -131,23 +153,59 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       await d.cancellation.cancel(jobId, null);
       return;
     }
-    // Suspended or banned since the job was accepted: not run; refunded while still queued.
-    const account = job.status === 'queued' ? await d.accounts.findById(job.accountId) : null;
-    if (account && isShutOut(account.status)) {
-      await d.cancellation.cancel(jobId, null, accountStatusError(account.status)!.message);
-      return;
-    }
-    const controller = new AbortController();
-    running.set(jobId, controller);
-    // The deadline cancels through the same path as DELETE, which then aborts this run.
-    const deadline = Number.isFinite(msLeft) ? setTimeout(() => void d.cancellation.cancel(jobId, null).catch((error: unknown) => d.logger.warn('deadline cancel failed', { jobId, error })), msLeft) : undefined;
+    // A retry after a later step failed finds what the model made (only a job already processing can have it).
+    const kept = !job.deriveFrom && job.status === 'processing' ? await renderedOf(jobId) : null;
+    // The backend's breaker and bulkhead decide before the job is taken: it fails fast (the model is
+    // down), or waits in the queue (its backend is full), still queued, holding no slot.
+    const routed = job.deriveFrom || kept ? undefined : await router.pick(job.request.model, { jobId });
     try {
-      await run(job, attempt, controller.signal);
+      // Suspended or banned since the job was accepted: not run; refunded while still queued.
+      const account = job.status === 'queued' ? await d.accounts.findById(job.accountId) : null;
+      if (account && isShutOut(account.status)) {
+        await d.cancellation.cancel(jobId, null, accountStatusError(account.status)!.message);
+        return;
+      }
+      const controller = new AbortController();
+      running.set(jobId, controller);
+      // The deadline cancels through the same path as DELETE, which then aborts this run.
+      const deadline = Number.isFinite(msLeft) ? setTimeout(() => void d.cancellation.cancel(jobId, null).catch((error: unknown) => d.logger.warn('deadline cancel failed', { jobId, error })), msLeft) : undefined;
+      try {
+        await run(job, attempt, controller.signal, routed, kept);
+      } finally {
+        clearTimeout(deadline);
+        running.delete(jobId);
+      }
     } finally {
-      clearTimeout(deadline);
-      running.delete(jobId);
+      routed?.release();
     }
   };
+
+  /** The image a failed attempt of this job kept: from this process, else from the job store (another worker's attempt). */
+  async function renderedOf(jobId: string): Promise<RenderedImage | null> {
+    const here = renderedHere.get(jobId);
+    if (here) return here;
+    try {
+      return await d.jobStore.rendered(jobId);
+    } catch (error) {
+      d.logger.warn('could not read the image a previous attempt kept; the model runs again', { jobId, error });
+      return null;
+    }
+  }
+
+  /** Keeps what the model made after a later step failed, here and beside the job's record; never throws (the step's own error is the attempt's). */
+  async function keepRendered(jobId: string, rendered: RenderedImage): Promise<void> {
+    renderedHere.set(jobId, rendered);
+    try {
+      await d.jobStore.keepRendered(jobId, rendered);
+    } catch (error) {
+      d.logger.warn('could not keep the rendered image in the job store; kept in this worker only', { jobId, error });
+    }
+  }
+
+  function forgetRendered(jobId: string): void {
+    renderedHere.delete(jobId);
+    d.jobStore.dropRendered(jobId).catch((error: unknown) => d.logger.warn('could not drop a kept rendered image (it expires with the job)', { jobId, error }));
+  }
 
   /** What follows "completed": free the job's holds, tell its webhooks, evict cached image lists. */
   async function afterCompleted(job: JobRecord): Promise<void> {
@@ -167,31 +225,35 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     if (job.addToPermalinks && job.addToPermalinks.length > 0) await d.invalidation.publish({ kind: 'permalinks', accountId: job.accountId });
   }
 
-  const run = async (job: JobRecord, attempt: JobAttempt, signal: AbortSignal): Promise<void> => {
+  const run = async (job: JobRecord, attempt: JobAttempt, signal: AbortSignal, routedCall: RoutedCall | undefined, kept: RenderedImage | null): Promise<void> => {
     const { jobId } = job;
 
     const started = d.now();
+    const { request } = job;
+    // Drawn once, by the first attempt, and kept on the record: a retry makes the same image.
+    let seed = kept?.seed ?? request.seed ?? job.seed ?? randomInt(2 ** 32);
     // Only from the status read above (queued, a retry's processing, or an operator's retry of a
     // failed job): a cancel that landed since then is not overwritten.
-    if (!(await d.jobStore.update(jobId, { status: 'processing', startedAt: job.startedAt ?? started.toISOString() }, { ifStatus: [job.status] }))) return;
-    const { request } = job;
-    const imageId = uuidFromName('image', jobId);
-    let seed = request.seed ?? randomInt(2 ** 32);
+    if (!(await d.jobStore.update(jobId, { status: 'processing', startedAt: job.startedAt ?? started.toISOString(), ...(!job.deriveFrom && { seed }) }, { ifStatus: [job.status] }))) return;
 
-    let input: Buffer;
+    let encoded: RenderedImage | EncodedImage;
     let sourceImageId: string | null = null;
     let character: CharacterForScene | undefined;
-    let routed: RoutedCall | undefined;
-    if (job.deriveFrom) {
+    // Which model made the image: this attempt's call, or the attempt whose image was kept.
+    const routed: Pick<RoutedCall, 'id' | 'fallbackFrom'> | undefined = kept ? { id: kept.model, fallbackFrom: kept.fallbackFrom } : routedCall;
+    if (kept) {
+      encoded = kept;
+      d.logger.info('generation retried with the image a previous attempt made: no model call', { jobId, attempt: attempt.attempt });
+    } else if (job.deriveFrom) {
       // Another size/format of a cached image: re-encode the stored original, no model call.
       const source = await d.images.findById(job.deriveFrom);
       const bytes = source && (await d.storage.get(source.storageKey));
       if (!source || !bytes) throw new PermanentJobError('The cached image to derive from is gone');
-      input = bytes;
       sourceImageId = source.id;
       seed = Number(source.seed);
+      encoded = await encodeImage(bytes, request);
     } else {
-      routed = await router.pick(request.model);
+      const call = routedCall!;
       character = request.character ? await d.characterFor(request.character, request.style, seed) : undefined;
       // The backend's progress, throttled onto the job: never a store write per backend message.
       const progress = createProgressThrottle({
@@ -199,7 +261,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
         write: (p) => d.jobStore.update(jobId, { progress: p }, { ifStatus: ['processing'] }),
         onError: (error) => d.logger.warn('job progress write failed', { jobId, error }),
       });
-      const generated = await callModel(routed, {
+      const generated = await callModel(call, {
         prompt: request.prompt,
         style: request.renderStyle,
         promptTemplate: request.promptTemplate,
@@ -211,9 +273,28 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
         character: character?.input,
         onProgress: progress.report,
       }, signal, attempt.handBack).finally(progress.stop);
-      input = generated.data;
+      encoded = await encodeImage(generated.data, request);
     }
-    const encoded = await encodeImage(input, request);
+    try {
+      await finish(job, attempt, signal, { encoded, seed, routed, sourceImageId, character, started });
+    } catch (error) {
+      // The model's work is kept for the retry (the same seed, the same content-addressed file).
+      if (routedCall && !kept && !signal.aborted) await keepRendered(jobId, { data: encoded.data, key: encoded.key, contentType: encoded.contentType, seed, model: routedCall.id, ...(routedCall.fallbackFrom && { fallbackFrom: routedCall.fallbackFrom }) });
+      throw error;
+    }
+    if (kept) forgetRendered(jobId);
+  };
+
+  /** Everything after the image is made: store it, record it, complete the job. Each step is idempotent. */
+  const finish = async (
+    job: JobRecord,
+    attempt: JobAttempt,
+    signal: AbortSignal,
+    made: { encoded: EncodedImage; seed: number; routed: Pick<RoutedCall, 'id' | 'fallbackFrom'> | undefined; sourceImageId: string | null; character: CharacterForScene | undefined; started: Date },
+  ): Promise<void> => {
+    const { jobId, request } = job;
+    const { encoded, seed, routed, sourceImageId, character, started } = made;
+    const imageId = uuidFromName('image', jobId);
     await d.storage.put(encoded.key, encoded.data, encoded.contentType);
     // Cancelled while the image was being made: no record, so a cancelled job leaves nothing in the cache.
     if (signal.aborted || (await d.jobStore.get(jobId))?.status !== 'processing') return;
@@ -262,6 +343,7 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
   /** Attempts exhausted: the job ends failed with a readable error and its quota unit comes back. */
   async function onFinalFailure(payload: { jobId: string }, error: Error): Promise<void> {
     d.logger.warn('generation failed', { jobId: payload.jobId, error: error.message });
+    forgetRendered(payload.jobId);
     const job = await d.jobStore.get(payload.jobId);
     if (!job || job.status === 'completed' || job.status === 'failed') return;
     const refund = job.quotaCharged && job.quotaPeriodStart;

@@ -7,3 +7,4 @@ export * from './webhooks';
 export * from './mailer';
 export * from './meaning';
 export * from './breaker-store';
+export * from './permit-store';

@@ -25,7 +25,7 @@ export interface JobRecord {
   flightKey?: string;
   /** Deadline from a Cancel-After header (ISO): not finished by then, the job is cancelled. */
   cancelAt?: string;
-  /** The seed the image was made with; set when completed. */
+  /** The seed the image is made with: the caller's, or drawn by the first attempt and kept for the retries (callers see it once completed). */
   seed?: number;
   /** The key whose active-job slot this job holds (README, "Abuse limits"); released when it finishes. */
   activeSlot?: string;
@@ -45,6 +45,22 @@ export interface JobRecord {
 
 export type JobPatch = Partial<Omit<JobRecord, 'jobId' | 'accountId' | 'createdAt' | 'request'>>;
 
+/**
+ * What a job's model call made, kept beside its record after a later step failed (storage, the
+ * database), so that the retry stores the same image instead of calling the model again.
+ */
+export interface RenderedImage {
+  /** The encoded image, as it is to be stored. */
+  data: Buffer;
+  /** Its content-addressed storage key. */
+  key: string;
+  contentType: string;
+  seed: number;
+  /** The model that made it: the one the job named, or the fallback that stood in (`fallbackFrom`). */
+  model: string;
+  fallbackFrom?: string;
+}
+
 export interface JobStore {
   /** Stores a new record that expires `ttlSeconds` after creation. */
   create(record: JobRecord, ttlSeconds: number): Promise<void>;
@@ -55,6 +71,11 @@ export interface JobStore {
    * write are one step, so of a worker completing and a caller cancelling only one wins.
    */
   update(jobId: string, patch: JobPatch, condition?: { ifStatus: readonly JobRecord['status'][] }): Promise<boolean>;
+  /** Keeps a job's rendered image beside its record until the record expires (or `dropRendered`); false when the record is gone. */
+  keepRendered(jobId: string, rendered: RenderedImage): Promise<boolean>;
+  /** The image kept for a job, or null. */
+  rendered(jobId: string): Promise<RenderedImage | null>;
+  dropRendered(jobId: string): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

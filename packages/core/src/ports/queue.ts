@@ -97,3 +97,22 @@ export class JobHandedBackError extends Error {
 export class PermanentJobError extends Error {
   override name = 'PermanentJobError';
 }
+
+/**
+ * Thrown by a handler whose job cannot start yet (its model backend has as many calls in flight
+ * as it may): the queue puts the job back, to be tried again after `delayMs`, without spending an
+ * attempt and without holding a worker slot while it waits.
+ */
+export class JobDeferredError extends Error {
+  override name = 'JobDeferredError';
+  constructor(
+    readonly delayMs: number,
+    message = 'The job waits for a free call to its model backend',
+  ) {
+    super(message);
+  }
+}
+
+/** By class or by name, so a copy of the class from another module instance still counts. */
+export const isJobDeferred = (error: unknown): error is JobDeferredError =>
+  error instanceof JobDeferredError || (error instanceof Error && error.name === 'JobDeferredError' && typeof (error as { delayMs?: unknown }).delayMs === 'number');

@@ -2,6 +2,7 @@
  * Stable Diffusion WebUI (AUTOMATIC1111) and Forge, started with `--api`:
  * POST /sdapi/v1/txt2img, and /sdapi/v1/img2img from a reference image.
  */
+import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
 import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
 import { PermanentModelError } from './errors';
 import { apiRoot, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
@@ -88,7 +89,7 @@ export function createA1111Model(config: A1111ModelConfig): ReferenceImageModel 
   const root = apiRoot(config.baseUrl ?? 'http://127.0.0.1:7860');
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (config.username) headers.authorization = `Basic ${Buffer.from(`${config.username}:${config.password}`).toString('base64')}`;
-  const callOptions = { provider: 'a1111', timeoutMs: config.timeoutMs ?? 300_000, retry: config.retry, errorMessage: a1111ErrorMessage };
+  const callOptions = { provider: 'a1111', timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS.a1111!, retry: config.retry, errorMessage: a1111ErrorMessage };
 
   const common = (request: ModelRequest) => ({
     prompt: promptFor(request),

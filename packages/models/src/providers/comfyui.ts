@@ -5,6 +5,7 @@
  * the image with `GET /view`; and frees the server when the call is abandoned (`POST /interrupt`
  * for a running prompt, `POST /queue {delete}` for a queued one).
  */
+import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
 import { createHash, randomUUID } from 'node:crypto';
 import { loadSharp } from '../sharp';
 import WebSocket from 'ws';
@@ -228,7 +229,7 @@ export function createComfyUIModel(config: ComfyUIModelConfig): ReferenceImageMo
   const root = apiRoot(config.baseUrl ?? 'http://127.0.0.1:8188');
   const wsRoot = root.replace(/^http/, 'ws');
   const pollIntervalMs = config.pollIntervalMs ?? 1000;
-  const callOptions = { provider: 'comfyui', timeoutMs: config.timeoutMs ?? 300_000, retry: config.retry, errorMessage: comfyErrorMessage };
+  const callOptions = { provider: 'comfyui', timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS.comfyui!, retry: config.retry, errorMessage: comfyErrorMessage };
   const json = { 'content-type': 'application/json' };
 
   /** Content-named, so the same reference is stored once however often it is used. */

@@ -2,6 +2,7 @@
  * OpenAI Images API and OpenAI-compatible servers (LocalAI, vLLM-style gateways …):
  * POST /v1/images/generations (JSON) and, with reference images, POST /v1/images/edits (multipart).
  */
+import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
 import { loadSharp } from '../sharp';
 import { TransientModelError, type ModelImage, type ModelRequest } from '@promptpix/core/src/ports/model';
 import { PermanentModelError } from './errors';
@@ -73,7 +74,7 @@ export function createOpenAIModel(config: OpenAIModelConfig): ReferenceImageMode
   const root = apiRoot(config.baseUrl ?? 'https://api.openai.com');
   const auth: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
   const sendResponseFormat = config.responseFormat ?? !config.model.startsWith('gpt-image');
-  const callOptions = { provider: 'openai', timeoutMs: config.timeoutMs ?? 120_000, retry: config.retry, errorMessage: openAIErrorMessage };
+  const callOptions = { provider: 'openai', timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS.openai!, retry: config.retry, errorMessage: openAIErrorMessage };
   const sizeFor = (request: ModelRequest) =>
     config.arbitrarySizes ? `${request.width}x${request.height}` : nearestSize(request.width, request.height, config.sizes ?? DEFAULT_OPENAI_SIZES);
 

@@ -3,6 +3,7 @@
  * model's latest version), then GET the prediction's `urls.get` until it settles, then download
  * the first output URL.
  */
+import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
 import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
 import { PermanentModelError } from './errors';
 import { apiRoot, downloadHeaders, requestBytes, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
@@ -90,7 +91,7 @@ export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
   const root = apiRoot(config.baseUrl ?? 'https://api.replicate.com');
   const auth = { authorization: `Bearer ${config.apiToken}` };
   const pollIntervalMs = config.pollIntervalMs ?? 1000;
-  const callOptions = { provider: 'replicate', timeoutMs: config.timeoutMs ?? 180_000, retry: config.retry, errorMessage: replicateErrorMessage };
+  const callOptions = { provider: 'replicate', timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS.replicate!, retry: config.retry, errorMessage: replicateErrorMessage };
 
   const target = config.version.trim();
   if (!target || !config.apiToken) throw new Error('replicate: an API token and a model version are required');

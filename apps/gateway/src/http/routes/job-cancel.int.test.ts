@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ErrorMessages } from '@promptpix/contracts';
-import { createJobCancellation, type JobStore } from '@promptpix/core';
+import { createBackendBulkhead, createJobCancellation, type JobStore } from '@promptpix/core';
 import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
 import winston from 'winston';
 import { createGenerationProcessor } from '@promptpix/worker/src/processors/generation';
@@ -205,8 +205,10 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
         return read;
       },
     };
-    const processor = createGenerationProcessor({ ...service.infra, jobStore: cancelledUnderTheFailure, webhooks: service.infra.webhookNotifier, cancellation, characterFor: () => Promise.reject(new Error('unused')), logger: silentLogger, now: () => new Date() });
+    const bulkhead = createBackendBulkhead({ limits: (id) => service.infra.models.get(id)!.limits, store: service.infra.permits, now: Date.now, onStoreError: () => undefined });
+    const processor = createGenerationProcessor({ ...service.infra, bulkhead, jobStore: cancelledUnderTheFailure, webhooks: service.infra.webhookNotifier, cancellation, characterFor: () => Promise.reject(new Error('unused')), logger: silentLogger, now: () => new Date() });
     await processor.onFinalFailure({ jobId }, new Error('model timed out'));
+    bulkhead.close();
     expect(await job(jobId)).toMatchObject({ status: 'failed', error: 'cancelled' });
     // The real worker's run, stopped by the cancel, ends through its own final-failure path too.
     await until(async () => aborted.has('cancel test: failing under the cancel'), 'the model call to be told to stop');
