@@ -119,7 +119,7 @@ describe('worker graceful shutdown (SIGTERM with jobs in flight)', () => {
     const { body: view } = await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`);
     expect(view.quotaUsed).toBe(JOBS);
     // BullMQ moves a job out of "active" one round trip after its processor returns.
-    const idle = { waiting: 0, active: 0, delayed: 0, failed: 0 };
+    const idle = { waiting: 0, active: 0, delayed: 0, failed: 0, groupsWaiting: 0, largestGroupBacklog: 0 };
     const depth = await until('the queue to drain', async () => {
       const now = await service.infra.queue.depth();
       return JSON.stringify(now) === JSON.stringify(idle) ? now : undefined;
