@@ -64,6 +64,8 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
   });
   const consumer = infra.queue.consume(logRetriedAttempts(processor.handle, logger), {
     concurrency: config.worker.concurrency,
+    // A job deferred for a full backend holds its account's turn for that model (JobAttempt.started).
+    holdTurnUntilStarted: true,
     onFinalFailure: processor.onFinalFailure,
     shutdownGraceMs: config.worker.shutdownGraceMs,
     onHandedBack: ({ jobId }) => logger.warn('generation handed back to the queue: shutdown grace period over', { jobId, graceMs: config.worker.shutdownGraceMs }),

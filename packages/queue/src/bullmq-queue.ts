@@ -5,7 +5,7 @@
  * hanging; the worker's connection retries forever, as BullMQ requires.
  *
  * Jobs reach BullMQ's wait list through the fair layer (./fair-dispatch.ts): one job per group
- * (account) at a time, the group's next one when a worker takes it.
+ * (account) at a time, the group's next one once a worker holds it (JobAttempt.started).
  */
 import { DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type Job, type JobsOptions } from 'bullmq';
 import Redis from 'ioredis';
@@ -222,13 +222,21 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
         const maxAttempts = job.opts.attempts ?? attempts;
         const attempt = job.attemptsMade + 1;
         let payload: GenerationJobPayload = { v: 1, jobId: String(job.id) };
-        // This group's turn is taken: its next job joins the back of the wait list.
-        if (attempt === 1) await releaseNextOf(String(job.id));
+        // The group's next job joins the back of the wait list now, or (holdTurnUntilStarted) once
+        // this one holds its slot (the handler says so) or ends without being deferred. A deferred
+        // job keeps its group's turn: the group's later jobs stay parked, not cycling through delays.
+        let releasing: Promise<void> | null = null;
+        let deferred = false;
+        const started = () => {
+          releasing ??= releaseNextOf(String(job.id));
+        };
+        if (!consumerOptions.holdTurnUntilStarted) started();
         try {
           payload = parsePayload(job.data);
-          await handler(payload, { attempt, maxAttempts, handBack: handBack.signal });
+          await handler(payload, { attempt, maxAttempts, handBack: handBack.signal, started });
         } catch (thrown) {
           if (isJobDeferred(thrown) && token) {
+            deferred = true;
             // Back to the delayed set, its attempts untouched (skipAttempt), its slot free at once.
             await job.moveToDelayed(Date.now() + thrown.delayMs, token);
             throw new DelayedError();
@@ -250,6 +258,9 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
             if (permanent) throw new UnrecoverableError(error.message);
           }
           throw error;
+        } finally {
+          if (!deferred) started();
+          await releasing;
         }
       },
       {

@@ -2,8 +2,9 @@
  * Fair dequeuing on Redis, in front of BullMQ's wait list (docs/architecture.md, "Fair
  * dequeuing"). Open-source BullMQ has no groups, so each group (account) keeps its own list of
  * waiting job ids here, and only its head, one job per group, is on BullMQ's wait list. When a
- * worker takes a group's head, the group's next job joins the wait list at the back: workers take
- * the groups in turn, each group's jobs in order, and a group alone still fills every slot.
+ * worker holds a group's head (taken, and not deferred for a full backend), the group's next job
+ * joins the wait list at the back: workers take the groups in turn, each group's jobs in order,
+ * and a group alone still fills every slot.
  *
  * Every step is one Lua script, so any number of gateways and workers agree, and the state lives
  * in Redis with the queue (kept through a restart by AOF). Keys, under `<prefix>:<queue>:fair:`:
@@ -166,8 +167,9 @@ return { redis.call('LLEN', base .. 'parked'), groups, most }
  * The safety net for a step that never ran (a worker killed between taking a head and releasing
  * the next, a gateway killed between releasing and adding). ARGV: base, BullMQ job key prefix,
  * now, staleMs. For every head released at least staleMs ago: taken by a worker (BullMQ set its
- * processedOn) → release the next; never added but still accepted → add it again; gone (removed,
- * or its add failed and the caller gave it up) → release the next. Returns the jobs to add, as
+ * processedOn) and not deferred (in BullMQ's delayed set) → release the next; never added but
+ * still accepted → add it again; gone (removed, or its add failed and the caller gave it up) →
+ * release the next. Returns the jobs to add, as
  * a flat list of job id and payload pairs.
  */
 const SWEEP = `${RELEASE_NEXT}
@@ -181,7 +183,8 @@ for i = 1, #heads, 2 do
     local bullKey = bullPrefix .. jobId
     local next = false
     if redis.call('EXISTS', bullKey) == 1 then
-      if redis.call('HEXISTS', bullKey, 'processedOn') == 1 then
+      -- Started by a worker and not waiting out a deferral: its group's turn was taken.
+      if redis.call('HEXISTS', bullKey, 'processedOn') == 1 and not redis.call('ZSCORE', bullPrefix .. 'delayed', jobId) then
         forget(base, jobId)
         next = releaseNext(base, group, now)
       end

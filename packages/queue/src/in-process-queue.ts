@@ -54,8 +54,10 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
 
   const pump = () => {
     for (const consumer of consumers) {
-      while (!consumer.closing && !closed && consumer.running.size < consumer.options.concurrency && waiting.size > 0) {
-        const job = waiting.take()!;
+      while (!consumer.closing && !closed && consumer.running.size < consumer.options.concurrency) {
+        // Jobs of a group whose turn is taken wait, so a line with jobs may have none to take.
+        const job = waiting.take(consumer.options.holdTurnUntilStarted ?? false);
+        if (!job) break;
         const run = execute(consumer, job).finally(() => {
           consumer.running.delete(run);
           pump();
@@ -68,21 +70,29 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
   const execute = async (consumer: Consumer, job: PendingJob): Promise<void> => {
     active++;
     const attempt = job.attemptsMade + 1;
+    // The job holds its slot: its group's next job may be taken by another slot.
+    const started = () => {
+      waiting.started(job);
+      queueMicrotask(pump);
+    };
     try {
-      await consumer.handler(structuredClone(job.payload), { attempt, maxAttempts: attempts });
+      await consumer.handler(structuredClone(job.payload), { attempt, maxAttempts: attempts, started });
+      waiting.started(job);
       known.delete(job.payload.jobId);
     } catch (thrown) {
       if (isJobDeferred(thrown)) {
-        // Waiting again after the delay, its attempts untouched; the slot is free meanwhile.
+        // Waiting again after the delay, its attempts untouched, still holding its group's turn;
+        // the slot is free meanwhile.
         if (closed) return;
         const timer = setTimeout(() => {
           delayed.delete(job.payload.jobId);
-          waiting.addRetry(job);
+          waiting.returnDeferred(job);
           pump();
         }, thrown.delayMs);
         delayed.set(job.payload.jobId, timer);
         return;
       }
+      waiting.started(job);
       const error = toError(thrown);
       job.attemptsMade = attempt;
       if (isPermanentJobError(error) || attempt >= attempts) {
@@ -151,6 +161,9 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
       const timer = delayed.get(jobId);
       if (!waiting.remove(jobId) && !timer) return false;
       clearTimeout(timer);
+      // A deferred job gives its group's turn back.
+      const job = known.get(jobId);
+      if (timer && job) waiting.started(job);
       delayed.delete(jobId);
       known.delete(jobId);
       return true;

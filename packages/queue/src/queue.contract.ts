@@ -402,8 +402,8 @@ export function describeQueueContract(name: string, makeQueue: (options: QueueFa
           },
           { concurrency: 1, onFinalFailure: noFinalFailure },
         );
-        await queue.enqueue(deferred);
-        await queue.enqueue(other);
+        await queue.enqueue(deferred, { group: 'full-backend' });
+        await queue.enqueue(other, { group: 'another-account' });
         await waitFor(() => runs.length === 4, 'the deferred job to run three times and the other once');
         await sleep(QUIET_MS);
         expect(runs.map((r) => [r.jobId, r.attempt])).toEqual([
@@ -418,6 +418,53 @@ export function describeQueueContract(name: string, makeQueue: (options: QueueFa
         expect(runs[3].at - runs[2].at).toBeGreaterThanOrEqual(DEFER_MS - 5);
         await waitFor(async () => (await queue.depth()).active === 0, 'the job to leave active');
         expect(await queue.depth()).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0, groupsWaiting: 0, largestGroupBacklog: 0 });
+      });
+
+      it("holds its group's turn while deferred: the group's later jobs wait behind it, other groups go on", async () => {
+        const queue = await make();
+        const slow = [payload('slow'), payload('slow'), payload('slow')];
+        const other = [payload('other'), payload('other')];
+        for (const job of slow) await queue.enqueue(job, { group: 'slow-group' });
+        for (const job of other) await queue.enqueue(job, { group: 'other-group' });
+        const taken: string[] = [];
+        let deferrals = 0;
+        queue.consume(
+          async (p) => {
+            taken.push(p.jobId);
+            if (p.jobId === slow[0].jobId && deferrals++ < 2) throw new JobDeferredError(DEFER_MS);
+          },
+          { concurrency: 2, onFinalFailure: noFinalFailure, holdTurnUntilStarted: true },
+        );
+        await waitFor(() => taken.length === 7, 'every job, the first slow one three times');
+        await sleep(QUIET_MS);
+        // The slow group's other jobs were never taken while its first job waited: no cycling.
+        const slowTakes = taken.filter((id) => id.startsWith('slow'));
+        expect(slowTakes).toEqual([slow[0].jobId, slow[0].jobId, slow[0].jobId, slow[1].jobId, slow[2].jobId]);
+        // The other group ran meanwhile, before the slow job's delays were over.
+        expect(taken.indexOf(other[1].jobId)).toBeLessThan(taken.lastIndexOf(slow[0].jobId));
+        await waitFor(async () => (await queue.depth()).active === 0, 'the last job to leave active');
+        expect(await queue.depth()).toMatchObject({ waiting: 0, delayed: 0, groupsWaiting: 0 });
+      });
+
+      it('still gives a group alone every slot when its jobs hold the turn until they start', async () => {
+        const queue = await make();
+        for (let i = 0; i < 6; i++) await queue.enqueue(payload('held'), { group: 'alone' });
+        const gate = deferred();
+        let running = 0;
+        let done = 0;
+        queue.consume(
+          async (_p, { started }) => {
+            started?.();
+            running++;
+            await gate.promise;
+            running--;
+            done++;
+          },
+          { concurrency: 3, onFinalFailure: noFinalFailure, holdTurnUntilStarted: true },
+        );
+        await waitFor(() => running === 3, 'three jobs of the one group at once');
+        gate.resolve();
+        await waitFor(() => done === 6, 'every job');
       });
 
       it('spends no attempt: a job deferred more often than its attempts still gets all of them, and one final failure', async () => {

@@ -158,6 +158,8 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     // The backend's breaker and bulkhead decide before the job is taken: it fails fast (the model is
     // down), or waits in the queue (its backend is full), still queued, holding no slot.
     const routed = job.deriveFrom || kept ? undefined : await router.pick(job.request.model, { jobId });
+    // Past the last point where the job could be deferred: its account's next job may go.
+    attempt.started?.();
     try {
       // Suspended or banned since the job was accepted: not run; refunded while still queued.
       const account = job.status === 'queued' ? await d.accounts.findById(job.accountId) : null;

@@ -14,12 +14,25 @@ export interface JobAttempt {
    * Absent where the queue cannot hand jobs back (the embedded one).
    */
   handBack?: AbortSignal;
+  /**
+   * With `ConsumerOptions.holdTurnUntilStarted`, the handler calls this once the job will not be
+   * deferred (its model's backend admitted it): from then on it holds its slot, and the queue gives
+   * the job's group its next turn. Until then the group's later jobs wait behind it, so a group
+   * whose backend is full keeps one job cycling through the delayed set rather than all of them.
+   * Called for the handler when it returns or throws anything but a JobDeferredError.
+   */
+  started?: () => void;
 }
 
 export type GenerationJobHandler = (payload: GenerationJobPayload, attempt: JobAttempt) => Promise<void>;
 
 export interface ConsumerOptions {
   concurrency: number;
+  /**
+   * A taken job keeps its group's turn until it calls `JobAttempt.started` (or ends), instead of
+   * passing it on as soon as a worker takes it. For handlers that may defer their job (default false).
+   */
+  holdTurnUntilStarted?: boolean;
   /** Called once when a job will not be tried again (attempts exhausted or a PermanentJobError). */
   onFinalFailure: (payload: GenerationJobPayload, error: Error) => Promise<void>;
   /**

@@ -1,4 +1,4 @@
-import { jobsAheadInRoundRobin, type OtherGroup } from './fair-order';
+import { fairnessGroupOf, jobsAheadInRoundRobin, type OtherGroup } from './fair-order';
 
 const before = (waiting: number): OtherGroup => ({ waiting, turnBefore: true });
 const after = (waiting: number): OtherGroup => ({ waiting, turnBefore: false });
@@ -17,5 +17,15 @@ describe('jobsAheadInRoundRobin', () => {
     ['a group with fewer jobs than turns gives only what it has', 4, [before(2), after(0)], 6],
   ])('%s', (_what, ownAhead, others, expected) => {
     expect(jobsAheadInRoundRobin(ownAhead, others)).toBe(expected);
+  });
+});
+
+describe('fairnessGroupOf', () => {
+  it.each<[string, string | undefined, string]>([
+    ['acct-1', undefined, 'acct-1'],
+    ['acct-1', 'sdxl', 'acct-1/sdxl'],
+    ['acct-2', 'sdxl', 'acct-2/sdxl'],
+  ])('%s with model %s → %s', (account, model, group) => {
+    expect(fairnessGroupOf(account, model)).toBe(group);
   });
 });

@@ -25,3 +25,10 @@ export function jobsAheadInRoundRobin(ownAhead: number, others: Iterable<OtherGr
 
 /** The group of a job enqueued without one. */
 export const SHARED_GROUP = '';
+
+/**
+ * A generation's fairness group: its account, and the model it names when it names one. An
+ * account's jobs for another model wait in a line of their own, so a model whose backend is full
+ * (its jobs deferred, ../ports/queue.ts) holds up only that account's jobs for that model.
+ */
+export const fairnessGroupOf = (accountId: string, model: string | undefined): string => (model === undefined ? accountId : `${accountId}/${model}`);

@@ -7,6 +7,7 @@ import type { JobRecord, JobStore } from '../ports/job-store';
 import type { Storage } from '../ports/storage';
 import { quotaExceededError, type QuotaState } from '../quota';
 import { cacheKeyOf, decideFromCache, flightKeyOf, type CacheKey, type CachedImage } from '../render-cache';
+import { fairnessGroupOf } from '../queueing/fair-order';
 import type { EventRecorder } from './event-recorder';
 import { releaseJobHolds } from './job-holds';
 import type { WebhookNotifier } from './webhook-notifier';
@@ -127,8 +128,8 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
   /** Queues a job whose record is written. */
   async function enqueue(job: JobRecord, undo: () => Promise<void>): Promise<void> {
     try {
-      // The account is the job's fairness group: its backlog never becomes another account's wait.
-      await d.queue.enqueue({ v: 1, jobId: job.jobId }, { group: job.accountId });
+      // The account (and model) is the job's fairness group: its backlog never becomes another account's wait.
+      await d.queue.enqueue({ v: 1, jobId: job.jobId }, { group: fairnessGroupOf(job.accountId, job.request.model) });
     } catch (error) {
       d.onError('could not enqueue a job', error);
       await undo().catch((e) => d.onError('undo after enqueue failure failed', e));
