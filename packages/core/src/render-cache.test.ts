@@ -1,4 +1,4 @@
-import { MAX_DERIVED_PER_IMAGE, cacheKeyOf, cacheKeyString, decideFromCache, flightKeyOf, type CachedImage } from './render-cache';
+import { MAX_DERIVED_PER_IMAGE, cacheKeyOf, cacheKeyString, decideFromCache, flightKeyOf, mayDerive, type CachedImage } from './render-cache';
 
 let n = 0;
 const image = (o: Partial<CachedImage>): CachedImage => ({
@@ -11,6 +11,7 @@ const image = (o: Partial<CachedImage>): CachedImage => ({
   rejected: false,
   createdAt: new Date(2026, 0, 1, 0, n),
   seed: n,
+  derivedSizes: 0,
   ...o,
 });
 const wanted = { width: 1024, height: 1024, format: 'webp' };
@@ -36,14 +37,25 @@ describe('decideFromCache', () => {
     if (decision.kind === 'derive') expect(decision.source.id).toBe(id);
   });
 
-  it(`derives at most ${MAX_DERIVED_PER_IMAGE} sizes from one original; the next new size is a miss (a charged generation)`, () => {
-    const source = image({});
-    const variants = Array.from({ length: MAX_DERIVED_PER_IMAGE }, (_, i) => image({ width: 300 + i, sourceImageId: source.id }));
-    expect(decideFromCache([source, ...variants.slice(1)], { ...wanted, width: 999 })).toEqual({ kind: 'derive', source });
-    expect(decideFromCache([source, ...variants], { ...wanted, width: 999 })).toEqual({ kind: 'miss' });
+  it.each([
+    [0, true],
+    [MAX_DERIVED_PER_IMAGE - 1, true],
+    [MAX_DERIVED_PER_IMAGE, false],
+    [MAX_DERIVED_PER_IMAGE + 5, false],
+  ])('an original holding %i derived places may derive another: %s', (taken, may) => {
+    expect(mayDerive(taken)).toBe(may);
+  });
+
+  it(`derives at most ${MAX_DERIVED_PER_IMAGE} sizes from one original, by its count of places; the next new size is a miss (a charged generation)`, () => {
+    const source = image({ derivedSizes: MAX_DERIVED_PER_IMAGE - 1 });
+    const full = { ...source, derivedSizes: MAX_DERIVED_PER_IMAGE };
+    // The count decides, not how many variants this read happened to return.
+    const variants = Array.from({ length: 3 }, (_, i) => image({ width: 300 + i, sourceImageId: source.id }));
+    expect(decideFromCache([source, ...variants], { ...wanted, width: 999 })).toEqual({ kind: 'derive', source });
+    expect(decideFromCache([full, ...variants], { ...wanted, width: 999 })).toEqual({ kind: 'miss' });
     // Stored sizes and the original's own size are still served.
-    expect(decideFromCache([source, ...variants], { ...wanted, width: 305 })).toEqual({ kind: 'exact', image: variants[5] });
-    expect(decideFromCache([...variants, source], wanted)).toEqual({ kind: 'exact', image: source });
+    expect(decideFromCache([full, ...variants], { ...wanted, width: 301 })).toEqual({ kind: 'exact', image: variants[1] });
+    expect(decideFromCache([...variants, full], wanted)).toEqual({ kind: 'exact', image: full });
   });
 
   it('prefers the newest original', () => {

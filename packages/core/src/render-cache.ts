@@ -59,6 +59,8 @@ export interface CachedImage extends Variant {
   createdAt: Date;
   /** The seed it was made with (reported on the job that serves it). */
   seed: number;
+  /** An original's places taken under MAX_DERIVED_PER_IMAGE when it was read (the store's count decides). */
+  derivedSizes: number;
 }
 
 /** A cached image with the key it is stored under (one batch read returns several keys' images). */
@@ -83,10 +85,18 @@ export type CacheDecision<T extends CachedImage> =
 export const MAX_DERIVED_PER_IMAGE = 24;
 
 /**
+ * Whether an original whose derivations hold `taken` places may give one more. The store applies
+ * the same rule in one conditional statement (take a place only while fewer are taken), so
+ * concurrent requests cannot all pass it at once.
+ */
+export const mayDerive = (taken: number): boolean => taken < MAX_DERIVED_PER_IMAGE;
+
+/**
  * Given the images stored under one cache key, decide: serve one as is, derive the wanted
- * size/format from an original (while it has fewer than MAX_DERIVED_PER_IMAGE), or generate.
+ * size/format from an original (while `mayDerive` its places as last read), or generate.
  * Rejected images are out of the cache. Newest wins. The store returns originals first, so an
- * original is always seen however many variants it has.
+ * original is always seen however many variants it has. A derivation still has to take its place
+ * in the store; a miss there is a fresh generation.
  */
 export function decideFromCache<T extends CachedImage>(candidates: readonly T[], wanted: Variant): CacheDecision<T> {
   const live = candidates.filter((c) => !c.rejected).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
@@ -98,6 +108,5 @@ export function decideFromCache<T extends CachedImage>(candidates: readonly T[],
   );
   if (exact) return { kind: 'exact', image: exact };
   const source = originals[0];
-  const derived = live.filter((c) => c.sourceImageId === source.id).length;
-  return derived < MAX_DERIVED_PER_IMAGE ? { kind: 'derive', source } : { kind: 'miss' };
+  return mayDerive(source.derivedSizes) ? { kind: 'derive', source } : { kind: 'miss' };
 }

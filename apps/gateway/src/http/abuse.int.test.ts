@@ -275,6 +275,19 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
       expect(characters.map((r) => r.status).sort()).toEqual([201, 201, ...Array(8).fill(409)]);
     });
 
+    it('streams opened at once never pass the caps together: 8 at once on two keys give 3 (the account cap), at most 2 on one key', async () => {
+      const owner = await service.createAccount();
+      const job = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${owner.secretKey}`).send({ prompt: 'a job that waits for a burst' });
+      expect(job.status).toBe(202);
+      const keys = [owner.publishableKey, owner.secretKey, owner.publishableKey, owner.secretKey, owner.publishableKey, owner.secretKey, owner.publishableKey, owner.secretKey];
+      const streams = await Promise.all(keys.map((key) => openStream(service.baseUrl, key, job.body.jobId)));
+      const open = streams.filter((s) => s.status === 200);
+      expect(streams.map((s) => s.status).sort()).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
+      for (const key of [owner.publishableKey, owner.secretKey]) expect(keys.filter((k, i) => k === key && streams[i].status === 200).length).toBeLessThanOrEqual(2);
+      for (const s of open) s.close();
+      await Promise.all(open.map((s) => s.ended));
+    });
+
     it('streams are capped per key and per account (429), and end when the key is revoked or the account suspended', async () => {
       const owner = await service.createAccount();
       const job = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${owner.secretKey}`).send({ prompt: 'a job that waits' });

@@ -349,12 +349,18 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     const job = await d.jobStore.get(payload.jobId);
     if (!job || job.status === 'completed' || job.status === 'failed') return;
     const refund = job.quotaCharged && job.quotaPeriodStart;
+    const place = job.derivedPlace && job.deriveFrom;
     const reason = readableFailure(error);
     const failedAt = d.now();
     // As in cancellation: only the step that moves the job out of queued/processing refunds.
-    const failed = await d.jobStore.update(payload.jobId, { status: 'failed', error: reason, completedAt: failedAt.toISOString(), ...(refund ? { quotaCharged: false } : {}) }, { ifStatus: ['queued', 'processing'] });
+    const failed = await d.jobStore.update(
+      payload.jobId,
+      { status: 'failed', error: reason, completedAt: failedAt.toISOString(), ...(refund ? { quotaCharged: false } : {}), ...(place ? { derivedPlace: false } : {}) },
+      { ifStatus: ['queued', 'processing'] },
+    );
     if (!failed) return;
     if (refund) await refundUnit(job.jobId, job.accountId, new Date(job.quotaPeriodStart!));
+    if (place) await d.images.giveBackDerivedPlace(place).catch((e: unknown) => d.logger.warn('could not give back a derived-size place', { jobId: job.jobId, error: e }));
     await releaseJobHolds(d, job);
     await d.webhooks.jobFinished(payload.jobId);
     // Kept past the job store's hour for operators and the dashboard; a lost row loses only the listing.

@@ -21,6 +21,8 @@ export interface JobRecord {
   quotaPeriodStart?: string;
   /** Set when the job derives another size/format from this stored image instead of calling the model. */
   deriveFrom?: string;
+  /** Set while this derive job holds one of its original's places (MAX_DERIVED_PER_IMAGE), so a failure or a cancel while queued gives it back. */
+  derivedPlace?: boolean;
   /** Single-flight key this job holds while in flight; released when it finishes. */
   flightKey?: string;
   /** Deadline from a Cancel-After header (ISO): not finished by then, the job is cancelled. */

@@ -136,6 +136,7 @@ describe('the gateway caches stay within their byte budgets on the real heap', (
         rejected: false,
         createdAt: new Date(1_700_000_000_000 + n),
         seed: 1_234_567 + n,
+        derivedSizes: n === 0 ? 24 : 0,
       }));
     const growth = await heapGrowthWhenFull(
       async (i) => {

@@ -2,7 +2,7 @@ import { createCacheMemo } from './cache-memo';
 import type { CacheKey, CachedImage } from '../render-cache';
 
 const key = (prompt: string, accountId = 'acc', seed: number | null = null): CacheKey => ({ accountId, normalizedPrompt: prompt, style: null, characterId: null, ageBucket: null, seed, negativePrompt: null, model: null });
-const image = (id: string, seed = 7): CachedImage => ({ id, storageKey: `images/${id}.webp`, width: 1024, height: 1024, format: 'webp', sourceImageId: null, rejected: false, createdAt: new Date(0), seed });
+const image = (id: string, seed = 7): CachedImage => ({ id, storageKey: `images/${id}.webp`, width: 1024, height: 1024, format: 'webp', sourceImageId: null, rejected: false, createdAt: new Date(0), seed, derivedSizes: 0 });
 
 describe('cache memo', () => {
   let clock = 0;

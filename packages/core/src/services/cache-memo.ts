@@ -12,6 +12,7 @@ const imageOf = (r: CachedImageWithKey): CachedImage => ({
   rejected: r.rejected,
   createdAt: r.createdAt,
   seed: r.seed,
+  derivedSizes: r.derivedSizes,
 });
 
 /** The memo's default share of the gateway's heap (docs/performance.md, "The gateway"). */

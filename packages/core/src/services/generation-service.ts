@@ -6,7 +6,7 @@ import type { GenerationQueue } from '../ports/queue';
 import type { JobRecord, JobStore } from '../ports/job-store';
 import type { Storage } from '../ports/storage';
 import { quotaExceededError, type QuotaState } from '../quota';
-import { cacheKeyOf, decideFromCache, flightKeyOf, type CacheKey, type CachedImage } from '../render-cache';
+import { MAX_DERIVED_PER_IMAGE, cacheKeyOf, decideFromCache, flightKeyOf, type CacheKey, type CachedImage } from '../render-cache';
 import { fairnessGroupOf } from '../queueing/fair-order';
 import type { EventRecorder } from './event-recorder';
 import { releaseJobHolds } from './job-holds';
@@ -25,6 +25,9 @@ export interface RenderCacheStore {
    * `periodStart` under `limit`, in one statement: `reservedUsed` is the new used, or null.
    */
   findCachedOrReserve(key: CacheKey, quota: { periodStart: Date; limit: number }): Promise<{ images: CachedImage[]; reservedUsed: number | null }>;
+  /** Takes one of an original's places for a derived size, under `cap`, in one atomic step: false when none is left. */
+  takeDerivedPlace(sourceId: string, cap: number): Promise<boolean>;
+  giveBackDerivedPlace(sourceId: string): Promise<void>;
 }
 
 export interface GenerationServiceDeps {
@@ -95,7 +98,9 @@ export interface Started {
 /**
  * Starting a generation (DECISIONS, "Generation, caching, jobs"):
  * 1. the account's render cache serves an identical image at once (a job completed on creation);
- * 2. another size/format of a cached image is derived by a worker, never regenerated;
+ * 2. another size/format of a cached image is derived by a worker, never regenerated, while its
+ *    original has a place left (MAX_DERIVED_PER_IMAGE, taken atomically in the store); past that,
+ *    a fresh generation;
  * 3. an identical request already in flight is joined (one generation, one quota unit);
  * 4. otherwise a quota unit is reserved and a fresh generation queued.
  * Only 4 costs quota. A queue or job-store failure refunds the unit and answers 503.
@@ -159,9 +164,24 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
       d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.image.id, metadata: { jobId: job.jobId } });
       return { job, quota, outcome: 'cached' };
     }
-    const job = newRecord(account.id, request, { deriveFrom: decision.source.id, ...slotOf(caller), ...(webhookUrl && { webhookUrl }), ...(cancelAt && { cancelAt }), ...permalinksOf(options) });
-    if ((await open(job, caller)) === 'capped') throw tooManyActiveJobs();
-    await enqueue(job, () => releaseJobHolds(d, job));
+    const sourceId = decision.source.id;
+    // Concurrent requests may all have read a free place: the store's count decides, and a request
+    // that finds none left goes on as a fresh (charged) generation.
+    if (!(await d.cache.takeDerivedPlace(sourceId, MAX_DERIVED_PER_IMAGE))) return null;
+    const giveBackPlace = () => d.cache.giveBackDerivedPlace(sourceId);
+    const job = newRecord(account.id, request, { deriveFrom: sourceId, derivedPlace: true, ...slotOf(caller), ...(webhookUrl && { webhookUrl }), ...(cancelAt && { cancelAt }), ...permalinksOf(options) });
+    const admitted = await open(job, caller).catch(async (error: unknown) => {
+      await giveBackPlace().catch((e: unknown) => d.onError('undo after a failed admission failed', e));
+      throw error;
+    });
+    if (admitted === 'capped') {
+      await giveBackPlace();
+      throw tooManyActiveJobs();
+    }
+    await enqueue(job, async () => {
+      await giveBackPlace();
+      await releaseJobHolds(d, job);
+    });
     d.events.record({ accountId: account.id, eventType: 'cache_hit', imageId: decision.source.id, metadata: { jobId: job.jobId, derived: true } });
     return { job, quota, outcome: 'derived' };
   }

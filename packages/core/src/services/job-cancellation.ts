@@ -12,6 +12,8 @@ export interface JobCancellationDeps {
   jobStore: JobStore;
   queue: Pick<GenerationQueue, 'remove'>;
   quota: Pick<QuotaService, 'refund'>;
+  /** Where a derive job's place under its original's cap goes back. */
+  images: { giveBackDerivedPlace(sourceId: string): Promise<void> };
   singleFlight: SingleFlight;
   activeJobs: ActiveJobs;
   /** Tells the worker running the job to stop its model call. */
@@ -53,7 +55,7 @@ export const createJobCancellation = (d: JobCancellationDeps) => ({
     if (job.status === 'completed' || job.status === 'failed') return { kind: 'finished', job };
 
     const cancelled = { status: 'failed' as const, error: reason, completedAt: d.now().toISOString() };
-    const refunded = { ...cancelled, ...(job.quotaCharged ? { quotaCharged: false } : {}) };
+    const refunded = { ...cancelled, ...(job.quotaCharged ? { quotaCharged: false } : {}), ...(job.derivedPlace ? { derivedPlace: false } : {}) };
     // The one step that decides: of a DELETE, a deadline, the worker completing and the worker's
     // final failure, only one moves the job out of queued/processing. Still queued: refunded.
     // Taken by a worker (possibly since the read above): charged.
@@ -64,6 +66,7 @@ export const createJobCancellation = (d: JobCancellationDeps) => ({
     }
     const patch = whileQueued ? refunded : cancelled;
     if (whileQueued && job.quotaCharged && job.quotaPeriodStart) await d.quota.refund(job.accountId, new Date(job.quotaPeriodStart));
+    if (whileQueued && job.derivedPlace && job.deriveFrom) await d.images.giveBackDerivedPlace(job.deriveFrom);
     await releaseJobHolds(d, job);
     // Whatever status was read: a worker may have picked the job up since.
     await d.invalidation.publish({ kind: 'job-cancelled', jobId });

@@ -33,6 +33,32 @@ describe.each(bothDatabases)('render cache lookup with the quota reservation (%s
     expect(await usedOf(account.id)).toBe(1);
   });
 
+  it('derived places: 30 takes at once on a cap of 24 give 24; a give-back frees one and never goes below zero', async () => {
+    const images = createImageRepository(db.prisma, db.sql);
+    const account = await newAccount('derived');
+    const key = cacheKeyOf(account.id, { prompt: 'one original, many sizes' });
+    const original = await db.prisma.image.create({
+      data: { accountId: account.id, prompt: key.normalizedPrompt, normalizedPrompt: key.normalizedPrompt, width: 256, height: 256, format: 'png', seed: 1n, storageKey: 'images/o.png', bytes: 1 },
+    });
+    const taken = await Promise.all(Array.from({ length: 30 }, () => images.takeDerivedPlace(original.id, 24)));
+    expect(taken.filter(Boolean)).toHaveLength(24);
+    expect((await images.findCached(key))[0].derivedSizes).toBe(24);
+    await images.giveBackDerivedPlace(original.id);
+    expect(await images.takeDerivedPlace(original.id, 24)).toBe(true);
+    expect(await images.takeDerivedPlace(original.id, 24)).toBe(false);
+
+    const fresh = await db.prisma.image.create({
+      data: { accountId: account.id, prompt: 'another', normalizedPrompt: 'another', width: 256, height: 256, format: 'png', seed: 2n, storageKey: 'images/a.png', bytes: 1 },
+    });
+    await images.giveBackDerivedPlace(fresh.id);
+    expect((await db.prisma.image.findUniqueOrThrow({ where: { id: fresh.id } })).derivedSizes).toBe(0);
+    // A variant is no original: nothing derives from it.
+    const variant = await db.prisma.image.create({
+      data: { accountId: account.id, prompt: 'v', normalizedPrompt: 'v', width: 300, height: 256, format: 'png', seed: 1n, storageKey: 'images/v.png', bytes: 1, sourceImageId: original.id },
+    });
+    expect(await images.takeDerivedPlace(variant.id, 24)).toBe(false);
+  });
+
   it('reserves nothing at the limit or in another window', async () => {
     const images = createImageRepository(db.prisma, db.sql);
     const account = await newAccount('full', 3);

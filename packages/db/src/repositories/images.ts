@@ -28,9 +28,9 @@ export interface NewImage {
 }
 
 // seed is int8; as float8 it reads back as a JS number (exact for every seed up to 2^32).
-const CACHED_COLUMNS = `"id", "storageKey", "width", "height", "format", "sourceImageId", "rejected", ("createdAt" AT TIME ZONE 'UTC') AS "createdAt", "seed"::float8 AS "seed"`;
+const CACHED_COLUMNS = `"id", "storageKey", "width", "height", "format", "sourceImageId", "rejected", ("createdAt" AT TIME ZONE 'UTC') AS "createdAt", "seed"::float8 AS "seed", "derivedSizes"`;
 
-const CACHED_NAMES = ['id', 'storageKey', 'width', 'height', 'format', 'sourceImageId', 'rejected', 'createdAt', 'seed'];
+const CACHED_NAMES = ['id', 'storageKey', 'width', 'height', 'format', 'sourceImageId', 'rejected', 'createdAt', 'seed', 'derivedSizes'];
 
 /** A quota reservation to make with a cache lookup: the account's window and limit. */
 export interface QuotaClaim {
@@ -174,6 +174,17 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
    * Only that job's own record: true when there was one.
    */
   deleteUnfinished: async (id: string, jobId: string): Promise<boolean> => (await prisma.image.deleteMany({ where: { id, jobId } })).count > 0,
+  /**
+   * Takes one of an original's places for a derived size (MAX_DERIVED_PER_IMAGE) in one conditional
+   * UPDATE, so concurrent derivations cannot all pass the cap: false when none is left (or the
+   * original is gone).
+   */
+  takeDerivedPlace: async (id: string, cap: number): Promise<boolean> =>
+    (await sql.execute(`UPDATE "Image" SET "derivedSizes" = "derivedSizes" + 1 WHERE "id" = $1 AND "sourceImageId" IS NULL AND "derivedSizes" < $2`, [id, cap])) > 0,
+  /** Gives back a place `takeDerivedPlace` took, for a derivation that failed or was cancelled while queued. */
+  async giveBackDerivedPlace(id: string): Promise<void> {
+    await sql.execute(`UPDATE "Image" SET "derivedSizes" = "derivedSizes" - 1 WHERE "id" = $1 AND "derivedSizes" > 0`, [id]);
+  },
   findOwned: (id: string, accountId: string) => prisma.image.findFirst({ where: { id, accountId } }),
   findById: (id: string) => prisma.image.findUnique({ where: { id } }),
 

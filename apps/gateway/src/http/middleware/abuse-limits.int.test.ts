@@ -55,6 +55,14 @@ describe.each(SHAPES)('abuse limits (%s)', (shape) => {
     await service.waitForJob(after.body.jobId, account.secretKey);
   });
 
+  it('10 generations sent at once on a cap of 2: two are accepted and charged, eight get 429 and cost nothing', async () => {
+    const burst = await service.createAccount();
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => generate(`a cap burst: ${i}`, burst.secretKey)));
+    expect(answers.map((r) => r.status).sort()).toEqual([202, 202, ...Array(8).fill(429)]);
+    expect((await service.admin('GET', `/admin/api/v1/accounts/${burst.handle}`)).body.quotaUsed).toBe(2);
+    for (const accepted of answers.filter((r) => r.status === 202)) await service.waitForJob(accepted.body.jobId, burst.secretKey);
+  });
+
   it('a failed job gives its slot back', async () => {
     const failing = [await generate('please fail, one'), await generate('please fail, two')];
     expect(failing.map((r) => r.status)).toEqual([202, 202]);
