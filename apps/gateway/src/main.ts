@@ -12,7 +12,7 @@ runProcess('gateway', async () => {
   if (!config.adminToken) logger.warn('ADMIN_TOKEN is not set: the operator API (/admin/api/v1) refuses every call');
   const infra = await openInfrastructure(config, logger, { migrate: false });
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
-  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {})), config.port);
+  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {})), config.port, undefined, config.http);
   logger.info('gateway listening', { port: config.port, publicBaseUrl: config.publicBaseUrl });
   return {
     logger,

@@ -125,9 +125,10 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     });
   }
 
-  // Listen first so the public base URL (in every imageUrl) is known before the app is built.
+  // Listen first so the public base URL (in every imageUrl) is known before the app is built;
+  // the HTTP limits are read from the same variables, since Node takes them when the server is made.
   let handler: RequestListener = (_req, res) => res.writeHead(503).end();
-  const server = await listen((req, res) => handler(req, res), 0, '127.0.0.1');
+  const server = await listen((req, res) => handler(req, res), 0, '127.0.0.1', loadConfig({ ...baseEnv, ...env }).http);
   const baseUrl = `http://127.0.0.1:${server.port}`;
   const config = loadConfig({ ...baseEnv, PUBLIC_BASE_URL: baseUrl, ...env });
   const sharedEnv = Object.fromEntries(Object.entries({ ...baseEnv, ...env }).filter(([k]) => /^(DATABASE_|REDIS_|S3_|DATA_DIR)/.test(k)));

@@ -10,7 +10,7 @@ runProcess('worker', async () => {
   const logger = createLogger({ ...config.log, service: 'promptpix-worker' });
   const infra = await openInfrastructure(config, logger, { migrate: false, redisWaitsForReconnect: true });
   // /metrics, /api/health (liveness) and /api/ready on METRICS_PORT, up until the last job is done.
-  const ops = await startOpsServer({ port: config.metrics.port, serviceName: 'promptpix-worker', metrics: infra.metrics, token: config.metrics.token, ready: infrastructureReadiness(infra, { redis: true, logger }) });
+  const ops = await startOpsServer({ port: config.metrics.port, serviceName: 'promptpix-worker', metrics: infra.metrics, token: config.metrics.token, http: config.http, ready: infrastructureReadiness(infra, { redis: true, logger }) });
   const consumer = startWorkers(infra, config, logger);
   logger.info('worker metrics listening', { port: ops.port });
   return {

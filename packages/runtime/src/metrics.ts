@@ -12,6 +12,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { AppError, isJobDeferred, type BackendHealth, type EventRecorder, type GenerationJobHandler, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
 import type { Infrastructure } from './infrastructure';
 import type { Logger } from './logger';
+import type { HttpLimits } from './http-server';
 import { listen, type RunningServer } from './process';
 
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -393,6 +394,8 @@ export interface OpsServerOptions {
   /** Bearer token required on /metrics (METRICS_TOKEN). */
   token?: string;
   ready: () => Promise<ReadinessReport>;
+  /** The HTTP_* limits (defaults when unset). */
+  http?: HttpLimits;
 }
 
 /**
@@ -430,5 +433,6 @@ export function startOpsServer(o: OpsServerOptions): Promise<RunningServer> {
       }),
     o.port,
     o.host,
+    o.http,
   );
 }
