@@ -17,6 +17,7 @@ import { startStylePreviews, type StylePreviews } from '@promptpix/gateway/src/s
 import { startWorkers } from '@promptpix/worker/src/worker';
 import type { ImageModel } from '@promptpix/core';
 import { createLogger, loadConfig, openInfrastructure, type Config, type Infrastructure } from '@promptpix/runtime';
+import { createLifecycle } from '@promptpix/runtime/src/lifecycle';
 import { listen } from '@promptpix/runtime/src/process';
 import type { AnalyticsEvent, Prisma } from '@promptpix/db';
 import { copyMigratedPGlite, createMigratedTestDatabase } from '@promptpix/db/src/test-templates';
@@ -164,7 +165,8 @@ export async function startTestService(shape: Shape, env: Record<string, string>
   options.instrument?.(infra);
   const consumer = options.worker === false ? null : startWorkers(infra, config, logger);
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
-  const app = createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}));
+  const lifecycle = createLifecycle();
+  const app = createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}, lifecycle));
   handler = app;
 
   async function admin(method: string, path: string, body?: unknown) {
@@ -219,6 +221,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
       }
     },
     async stop() {
+      lifecycle.stopping();
       await server.stop(1000);
       await consumer?.close();
       await infra.close();
