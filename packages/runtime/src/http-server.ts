@@ -22,7 +22,8 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   requestTimeoutMs: 60_000,
   // Above the 60 s idle timeout of common load balancers, so they never reuse a closing connection.
   keepAliveTimeoutMs: 65_000,
-  maxConnections: 10_000,
+  // About 40 MB of held idle connections, 80 MB of authenticated slow uploads (docs/guarantees.md).
+  maxConnections: 4000,
 };
 
 const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
