@@ -1,7 +1,9 @@
 import { createCacheMemo, createGroupCommit, createEmbedResolver, createGenerationService, createInstantService, createJobCancellation, createKeyCache, createPermalinkCache, createPromptSafety, createRecentQuota, createStyleResolver, memoizePromptSafety, newId, type CacheKey } from '@promptpix/core';
 import { isStatementRefused, type CacheLookupWithClaim } from '@promptpix/db';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
-import { infrastructureReadiness, instrumentGenerations, reportCacheBytes } from '@promptpix/runtime/src/metrics';
+import { infrastructureDependencies, reportDependencyHealth } from '@promptpix/runtime/src/dependency-status';
+import { createLifecycle, type Lifecycle } from '@promptpix/runtime/src/lifecycle';
+import { instrumentGenerations, reportCacheBytes } from '@promptpix/runtime/src/metrics';
 import type { GatewayDeps } from './deps';
 import { createLastUsedRecorder } from './http/key-last-used';
 import { createBudgetHitRecorder } from './http/budget-hits';
@@ -15,9 +17,12 @@ export function buildGatewayDeps(
   logger: Logger,
   adminToken: string | undefined,
   stylePreviews: () => Record<string, string> = () => ({}),
+  lifecycle: Lifecycle = createLifecycle(),
 ): GatewayDeps {
   // In-process caches of hot lookups, evicted through the invalidation bus when their data changes.
   const memo = createCacheMemo();
+  const status = infrastructureDependencies(infra, { redis: !!config.redis, logger });
+  reportDependencyHealth(infra.metrics, status);
   const findCached = (key: CacheKey) => memo.find(key, (k) => infra.images.findCached(k));
   // Group commit: the fresh generations of one event-loop turn share one statement (each still gets
   // its own images and unit); a statement the database refuses is retried per lookup.
@@ -155,6 +160,7 @@ export function buildGatewayDeps(
     localFilesRoot: config.storage.kind === 'local' ? config.storage.root : undefined,
     metrics: infra.metrics,
     metricsToken: config.metrics.token,
-    ready: infrastructureReadiness(infra, { redis: !!config.redis, logger }),
+    lifecycle,
+    status,
   };
 }

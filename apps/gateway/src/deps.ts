@@ -3,7 +3,9 @@ import type { CacheKey, CachedImage, EmbedResolver, EventRecorder, InvalidationB
 import type { FailedJobRepository } from '@promptpix/db';
 import type { AccountRepository, ApiKeyRepository, CharacterRepository, DashboardSessionRepository, SignInLinkRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository, WebhookRepository } from '@promptpix/db';
 import type { Config, Logger } from '@promptpix/runtime';
-import type { Metrics, ReadinessReport } from '@promptpix/runtime/src/metrics';
+import type { DependencyStatus } from '@promptpix/runtime/src/dependency-status';
+import type { Lifecycle } from '@promptpix/runtime/src/lifecycle';
+import type { Metrics } from '@promptpix/runtime/src/metrics';
 import type { OpenStreams } from './http/open-streams';
 import type { ServedModels } from './http/model-choice';
 
@@ -97,6 +99,8 @@ export interface GatewayDeps {
   /** This process's Prometheus registry, served at /metrics (behind `metricsToken` when set). */
   metrics: Metrics;
   metricsToken?: string;
-  /** Database, Redis and storage reachable (GET /api/ready). */
-  ready: () => Promise<ReadinessReport>;
+  /** This process serves until it starts shutting down (GET /api/ready). */
+  lifecycle: Lifecycle;
+  /** Database, Redis, storage and the models' backends as seen from here (GET /api/status, promptpix_dependency_up). */
+  status: () => Promise<DependencyStatus>;
 }

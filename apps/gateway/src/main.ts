@@ -1,5 +1,6 @@
 /** Production gateway process: HTTP API in front of PostgreSQL, Redis and the queue. */
 import { createLogger, loadConfig, openInfrastructure, requireSplitDeployment } from '@promptpix/runtime';
+import { createLifecycle } from '@promptpix/runtime/src/lifecycle';
 import { listen, runProcess } from '@promptpix/runtime/src/process';
 import { createApp } from './app';
 import { buildGatewayDeps } from './build';
@@ -12,11 +13,13 @@ runProcess('gateway', async () => {
   if (!config.adminToken) logger.warn('ADMIN_TOKEN is not set: the operator API (/admin/api/v1) refuses every call');
   const infra = await openInfrastructure(config, logger, { migrate: false });
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
-  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {})), config.port);
+  const lifecycle = createLifecycle();
+  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}, lifecycle)), config.port, undefined, config.http);
   logger.info('gateway listening', { port: config.port, publicBaseUrl: config.publicBaseUrl });
   return {
     logger,
     async stop() {
+      lifecycle.stopping();
       await server.stop();
       await infra.close();
     },

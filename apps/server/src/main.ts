@@ -9,6 +9,7 @@ import { startStylePreviews } from '@promptpix/gateway/src/style-previews';
 import { startWorkers } from '@promptpix/worker/src/worker';
 import { releaseSchemaEngine } from '@promptpix/db';
 import { createLogger, ensureAdminToken, loadConfig, openInfrastructure } from '@promptpix/runtime';
+import { createLifecycle } from '@promptpix/runtime/src/lifecycle';
 import { listen, runProcess } from '@promptpix/runtime/src/process';
 
 runProcess('server', async () => {
@@ -20,7 +21,8 @@ runProcess('server', async () => {
   releaseSchemaEngine();
   const consumer = startWorkers(infra, config, logger);
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
-  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, admin.token, () => previews?.current() ?? {})), config.port);
+  const lifecycle = createLifecycle();
+  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, admin.token, () => previews?.current() ?? {}, lifecycle)), config.port, undefined, config.http);
   logger.info('promptpix listening', { url: config.publicBaseUrl, dashboard: `${config.publicBaseUrl}/dashboard`, dataDir: config.dataDir, database: config.database.kind, storage: config.storage.kind, queue: config.redis ? 'bullmq' : 'in-process' });
   if (!config.adminToken) {
     // Printed on purpose: the operator needs it once, and it is stored in DATA_DIR/admin-token.
@@ -29,6 +31,7 @@ runProcess('server', async () => {
   return {
     logger,
     async stop() {
+      lifecycle.stopping();
       await server.stop();
       await consumer.close();
       await infra.close();

@@ -63,7 +63,7 @@ describe.each(SHAPES)('routing by model id (%s)', (shape) => {
     expect(started.status).toBe(202);
     return service.waitForJob(started.body.jobId, account.secretKey);
   };
-  const ready = async () => (await (await fetch(`${service.baseUrl}/api/ready`)).json()) as any;
+  const status = async () => (await (await fetch(`${service.baseUrl}/api/status`)).json()) as any;
   const apiRequests = (fake: FakeProviderServer<never> | FakeProviderServer<FakeA1111Behaviour> | FakeProviderServer<FakeOpenAIBehaviour>) => fake.requests.filter((r) => r.method === 'POST').length;
 
   it('lists the models, sends each job to the backend of the model it names, and keeps their images apart in the cache', async () => {
@@ -108,14 +108,14 @@ describe.each(SHAPES)('routing by model id (%s)', (shape) => {
     expect(((await v1.json()) as any).error).toMatchObject({ param: 'model', code: 'model_not_found' });
   });
 
-  it('opens the breaker of a failing backend: its jobs fail fast with 502, ready and /metrics say so, and a trial after the cool-off closes it', async () => {
+  it('opens the breaker of a failing backend: its jobs fail fast with 502, /api/status and /metrics say so (the gateway stays ready), and a trial after the cool-off closes it', async () => {
     lab.setBehaviour({ failures: times(50, { status: 500 }) });
     const first = await generated({ prompt: 'a broken lab job', model: 'lab' });
     expect(first.status).toBe('failed');
     // Two failures opened the breaker; the third attempt did not reach the backend.
     const labCalls = apiRequests(lab);
-    expect((await ready()).models).toMatchObject({ hosted: 'up', gpu: 'up', lab: 'down' });
-    expect((await ready()).status).toBe('ready');
+    expect((await status()).models).toMatchObject({ hosted: 'up', gpu: 'up', lab: 'down' });
+    expect((await fetch(`${service.baseUrl}/api/ready`)).status).toBe(200);
     const metrics = await (await fetch(`${service.baseUrl}/metrics`)).text();
     expect(metrics).toContain('promptpix_model_backend{model="lab",state="down"} 1');
     expect(metrics).toContain('promptpix_model_backend{model="hosted",state="up"} 1');
@@ -127,11 +127,11 @@ describe.each(SHAPES)('routing by model id (%s)', (shape) => {
 
     // Recovered: after the cool-off one trial job goes through and closes the breaker.
     lab.setBehaviour({});
-    await until(ready, (r) => r.models?.lab === 'probing', 'the cool-off to pass', COOL_OFF_MS + 10_000);
+    await until(status, (r) => r.models?.lab === 'probing', 'the cool-off to pass', COOL_OFF_MS + 10_000);
     const trial = await generated({ prompt: 'a lab job after the outage', model: 'lab' });
     expect(trial.status).toBe('completed');
     expect(apiRequests(lab)).toBe(labCalls + 1);
-    expect((await ready()).models.lab).toBe('up');
+    expect((await status()).models.lab).toBe('up');
   });
 
   it('sends a down model\'s jobs to its fallback, and records that on the job', async () => {
@@ -148,7 +148,7 @@ describe.each(SHAPES)('routing by model id (%s)', (shape) => {
     expect(second.status).toBe('completed');
     expect(apiRequests(gpu)).toBe(2);
     expect(apiRequests(hosted)).toBe(hostedBefore + 2);
-    expect((await ready()).models.gpu).toBe('down');
+    expect((await status()).models.gpu).toBe('down');
     gpu.setBehaviour({});
   });
 });

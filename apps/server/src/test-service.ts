@@ -17,6 +17,7 @@ import { startStylePreviews, type StylePreviews } from '@promptpix/gateway/src/s
 import { startWorkers } from '@promptpix/worker/src/worker';
 import type { ImageModel } from '@promptpix/core';
 import { createLogger, loadConfig, openInfrastructure, type Config, type Infrastructure } from '@promptpix/runtime';
+import { createLifecycle } from '@promptpix/runtime/src/lifecycle';
 import { listen } from '@promptpix/runtime/src/process';
 import type { AnalyticsEvent, Prisma } from '@promptpix/db';
 import { copyMigratedPGlite, createMigratedTestDatabase } from '@promptpix/db/src/test-templates';
@@ -125,9 +126,10 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     });
   }
 
-  // Listen first so the public base URL (in every imageUrl) is known before the app is built.
+  // Listen first so the public base URL (in every imageUrl) is known before the app is built;
+  // the HTTP limits are read from the same variables, since Node takes them when the server is made.
   let handler: RequestListener = (_req, res) => res.writeHead(503).end();
-  const server = await listen((req, res) => handler(req, res), 0, '127.0.0.1');
+  const server = await listen((req, res) => handler(req, res), 0, '127.0.0.1', loadConfig({ ...baseEnv, ...env }).http);
   const baseUrl = `http://127.0.0.1:${server.port}`;
   const config = loadConfig({ ...baseEnv, PUBLIC_BASE_URL: baseUrl, ...env });
   const sharedEnv = Object.fromEntries(Object.entries({ ...baseEnv, ...env }).filter(([k]) => /^(DATABASE_|REDIS_|S3_|DATA_DIR)/.test(k)));
@@ -163,7 +165,8 @@ export async function startTestService(shape: Shape, env: Record<string, string>
   options.instrument?.(infra);
   const consumer = options.worker === false ? null : startWorkers(infra, config, logger);
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
-  const app = createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}));
+  const lifecycle = createLifecycle();
+  const app = createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}, lifecycle));
   handler = app;
 
   async function admin(method: string, path: string, body?: unknown) {
@@ -218,6 +221,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
       }
     },
     async stop() {
+      lifecycle.stopping();
       await server.stop(1000);
       await consumer?.close();
       await infra.close();

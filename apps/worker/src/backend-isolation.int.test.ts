@@ -148,12 +148,12 @@ async function hangScenario({ shape, service, account, hung }: ShapeUnderTest, b
 
   // The built-in model's jobs, one after another, for as long as the hung backend's breaker is closed.
   const duringHangMs: number[] = [];
-  const ready = async () => ((await (await fetch(`${service.baseUrl}/api/ready`)).json()) as { models?: Record<string, string> }).models?.sdxl;
+  const sdxl = async () => ((await (await fetch(`${service.baseUrl}/api/status`)).json()) as { models?: Record<string, string> }).models?.sdxl;
   let breakerOpenedAfterMs = 0;
   for (let i = 0; breakerOpenedAfterMs === 0; i++) {
     duringHangMs.push(await latencyOf(service, account, `${shape} built-in job during the hang ${i}`));
-    if ((await ready()) === 'down') breakerOpenedAfterMs = Date.now() - hangStarted;
-    if (Date.now() - hangStarted > 120_000) throw new Error(`${shape}: the breaker of the hung backend did not open within 120 s (ready says ${await ready()})`);
+    if ((await sdxl()) === 'down') breakerOpenedAfterMs = Date.now() - hangStarted;
+    if (Date.now() - hangStarted > 120_000) throw new Error(`${shape}: the breaker of the hung backend did not open within 120 s (/api/status says ${await sdxl()})`);
   }
 
   const hungJobsEndedAfterMs: number[] = [];

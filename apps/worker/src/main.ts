@@ -1,6 +1,8 @@
 /** Production worker process: consumes BullMQ generation jobs. */
 import { createLogger, loadConfig, openInfrastructure, requireSplitDeployment } from '@promptpix/runtime';
-import { infrastructureReadiness, startOpsServer } from '@promptpix/runtime/src/metrics';
+import { infrastructureDependencies, reportDependencyHealth } from '@promptpix/runtime/src/dependency-status';
+import { createLifecycle } from '@promptpix/runtime/src/lifecycle';
+import { startOpsServer } from '@promptpix/runtime/src/metrics';
 import { runProcess } from '@promptpix/runtime/src/process';
 import { startWorkers } from './worker';
 
@@ -9,13 +11,17 @@ runProcess('worker', async () => {
   requireSplitDeployment(config, 'worker');
   const logger = createLogger({ ...config.log, service: 'promptpix-worker' });
   const infra = await openInfrastructure(config, logger, { migrate: false, redisWaitsForReconnect: true });
-  // /metrics, /api/health (liveness) and /api/ready on METRICS_PORT, up until the last job is done.
-  const ops = await startOpsServer({ port: config.metrics.port, serviceName: 'promptpix-worker', metrics: infra.metrics, token: config.metrics.token, ready: infrastructureReadiness(infra, { redis: true, logger }) });
+  // /metrics, /api/health (liveness), /api/ready (503 while draining) and /api/status on METRICS_PORT, up until the last job is done.
+  const lifecycle = createLifecycle();
+  const status = infrastructureDependencies(infra, { redis: true, logger });
+  reportDependencyHealth(infra.metrics, status);
+  const ops = await startOpsServer({ port: config.metrics.port, serviceName: 'promptpix-worker', metrics: infra.metrics, token: config.metrics.token, http: config.http, lifecycle, status });
   const consumer = startWorkers(infra, config, logger);
   logger.info('worker metrics listening', { port: ops.port });
   return {
     logger,
     async stop() {
+      lifecycle.stopping();
       await consumer.close();
       await ops.stop(1000);
       await infra.close();

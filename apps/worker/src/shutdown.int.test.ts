@@ -92,8 +92,21 @@ describe('worker graceful shutdown (SIGTERM with jobs in flight)', () => {
       a,
     );
     expect(a.exitCode).toBeNull();
+    const aPort = await until('worker A metrics port', () => a.lines().find((l) => l.message === 'worker metrics listening')?.port as number | undefined, 10_000, a);
+    expect(await (await fetch(`http://127.0.0.1:${aPort}/api/ready`)).json()).toEqual({ status: 'ready' });
     const signalled = Date.now();
     a.kill('SIGTERM');
+    // While A drains its jobs, its readiness says so (its Pod leaves the Service; the port stays up).
+    const draining = await until(
+      'worker A to answer not ready while draining',
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${aPort}/api/ready`).catch(() => null);
+        return res?.status === 503 ? res.json() : undefined;
+      },
+      MODEL_LATENCY_MS,
+      a,
+    );
+    expect(draining).toEqual({ error: 'Not ready', reason: 'shutting down' });
 
     // Worker B starts meanwhile, as a new pod in a rolling update would.
     const b = startWorker({ ...env, WORKER_CONCURRENCY: '4' });
@@ -126,11 +139,12 @@ describe('worker graceful shutdown (SIGTERM with jobs in flight)', () => {
     }, 10_000).catch(async () => service.infra.queue.depth());
     expect(depth).toEqual(idle);
 
-    // B's operations port: health, readiness and its own generation series.
+    // B's operations port: health, readiness, dependency status and its own generation series.
     const port = await until('worker B metrics port', () => b.lines().find((l) => l.message === 'worker metrics listening')?.port as number | undefined, 10_000, b);
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/api/health`)).status).toBe(200);
-    expect(await (await fetch(`${base}/api/ready`)).json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok', storage: 'ok' }, models: { procedural: 'up' } });
+    expect(await (await fetch(`${base}/api/ready`)).json()).toEqual({ status: 'ready' });
+    expect(await (await fetch(`${base}/api/status`)).json()).toEqual({ status: 'ok', dependencies: { database: 'ok', redis: 'ok', storage: 'ok' }, models: { procedural: 'up' } });
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain(`promptpix_generation_duration_seconds_count{provider="procedural",outcome="success"} ${JOBS - inFlight.length}`);
 

@@ -29,6 +29,12 @@ describe('config', () => {
     expect(loadConfig({ SMTP_URL: 'smtps://u:p@mail.example.com:465' }).mail.smtpUrl).toBe('smtps://u:p@mail.example.com:465');
   });
 
+  it('HTTP limits: bounded by default, each settable, headers never allowed longer than the whole request', () => {
+    expect(loadConfig({}).http).toEqual({ headersTimeoutMs: 15_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 65_000, maxConnections: 4000 });
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '500', HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000', HTTP_MAX_CONNECTIONS: '0' }).http).toEqual({ headersTimeoutMs: 500, requestTimeoutMs: 2000, keepAliveTimeoutMs: 5000, maxConnections: 0 });
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '20000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS: must not be above HTTP_REQUEST_TIMEOUT_MS/);
+  });
+
   it('production adapters when their variables are set', () => {
     const config = loadConfig({ DATABASE_URL: 'postgresql://u@h/db', REDIS_URL: 'redis://h:6379', S3_BUCKET: 'b', S3_ENDPOINT: 'http://minio:9000' });
     expect(config.database).toMatchObject({ kind: 'postgres', url: 'postgresql://u@h/db' });

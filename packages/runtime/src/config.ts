@@ -11,6 +11,7 @@ import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from '@promptpix/core';
 import type { BackendLimitSettings, EmbedderConfig, ModelConfig, ModelEntry } from '@promptpix/models';
 import { LocalModelDirError, locateLocalModel } from '@promptpix/models/src/meaning/local-model-files';
 import { ModelsFileError, parseModelsFile } from './models-file';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-server';
 
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
 const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
@@ -151,6 +152,10 @@ const envSchema = z.object({
   DASHBOARD_SECURE_COOKIE: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['on', 'off']).optional()),
   SMTP_URL: url(['smtp:', 'smtps:']),
   MAIL_FROM: z.preprocess((v) => (v === '' || v === undefined ? 'PromptPix <no-reply@promptpix.local>' : v), z.string().min(3)),
+  HTTP_HEADERS_TIMEOUT_MS: int(DEFAULT_HTTP_LIMITS.headersTimeoutMs, 100, 600_000),
+  HTTP_REQUEST_TIMEOUT_MS: int(DEFAULT_HTTP_LIMITS.requestTimeoutMs, 100, 3_600_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs, 0, 600_000),
+  HTTP_MAX_CONNECTIONS: int(DEFAULT_HTTP_LIMITS.maxConnections, 0, 1_000_000),
   METRICS_PORT: int(9464, 0, 65535),
   METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16, 'must be at least 16 characters').optional()),
 });
@@ -223,6 +228,8 @@ export interface Config {
   demoPage: boolean;
   /** The worker's /metrics and health port; an optional bearer token for /metrics (both apps). */
   metrics: { port: number; token?: string };
+  /** What one HTTP connection may hold (the gateway's port and the worker's METRICS_PORT). */
+  http: HttpLimits;
 }
 
 export class ConfigError extends Error {
@@ -406,6 +413,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.NODE_ENV === 'production' && e.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true') {
     throw new ConfigError('Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: must not be true when NODE_ENV=production (it turns the webhooks\' SSRF guard off)');
   }
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not be above HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
+  }
   if (e.S3_BUCKET && (!!e.S3_ACCESS_KEY_ID !== !!e.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY: set both or neither');
   }
@@ -483,6 +493,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoPage: e.NODE_ENV !== 'production',
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (e.NODE_ENV === 'production' ? 'json' : 'pretty') },
     metrics: { port: e.METRICS_PORT, token: e.METRICS_TOKEN },
+    http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS, maxConnections: e.HTTP_MAX_CONNECTIONS },
   };
 }
 

@@ -1,4 +1,6 @@
 import { AppError, type EventRecorder, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
+import { dependencyCheck } from './dependency-status';
+import { createLifecycle } from './lifecycle';
 import {
   countCacheHits,
   createMetrics,
@@ -6,7 +8,6 @@ import {
   instrumentGenerations,
   instrumentModel,
   metricsAuthorized,
-  readinessCheck,
   startOpsServer,
 } from './metrics';
 
@@ -139,41 +140,6 @@ describe('metrics', () => {
   });
 });
 
-describe('readiness', () => {
-  it('is ready when every check answers', async () => {
-    const check = readinessCheck({ database: async () => 1, storage: async () => undefined });
-    await expect(check()).resolves.toEqual({ ready: true, checks: { database: 'ok', storage: 'ok' } });
-  });
-
-  it('callers that arrive while a check runs share it', async () => {
-    let calls = 0;
-    const check = readinessCheck({ database: async () => void calls++ });
-    const reports = await Promise.all(Array.from({ length: 50 }, () => check()));
-    expect(calls).toBe(1);
-    expect(new Set(reports.map((r) => r.ready))).toEqual(new Set([true]));
-    await check();
-    expect(calls).toBe(2);
-  });
-
-  it('names the failing and the hanging check, within the timeout', async () => {
-    const failures: string[] = [];
-    const check = readinessCheck(
-      {
-        database: async () => 1,
-        redis: () => new Promise(() => undefined),
-        storage: async () => {
-          throw new Error('NoSuchBucket');
-        },
-      },
-      { timeoutMs: 100, onFailure: (name) => failures.push(name) },
-    );
-    const started = Date.now();
-    await expect(check()).resolves.toEqual({ ready: false, checks: { database: 'ok', redis: 'timeout', storage: 'failed' } });
-    expect(Date.now() - started).toBeLessThan(1000);
-    expect(failures.sort()).toEqual(['redis', 'storage']);
-  });
-});
-
 describe('metrics token', () => {
   it('lets everything through without a token, and only the bearer of the token with one', () => {
     expect(metricsAuthorized(undefined, undefined)).toBe(true);
@@ -185,17 +151,19 @@ describe('metrics token', () => {
 });
 
 describe('operations server (worker)', () => {
-  it('answers health, readiness and metrics (behind the token), and 404 elsewhere', async () => {
+  it('answers health, readiness (503 once draining), dependency status and metrics (behind the token), and 404 elsewhere', async () => {
     const metrics = createMetrics();
     metrics.generationFailures.inc({ provider: 'procedural' });
-    let ready = true;
+    let redisUp = true;
+    const lifecycle = createLifecycle();
     const server = await startOpsServer({
       port: 0,
       host: '127.0.0.1',
       serviceName: 'promptpix-worker',
       metrics,
       token: 'metrics-token-0123456789',
-      ready: async () => ({ ready, checks: { database: 'ok', redis: ready ? 'ok' : 'timeout' } }),
+      lifecycle,
+      status: dependencyCheck({ database: async () => 1, redis: () => (redisUp ? Promise.resolve() : new Promise(() => undefined)) }, { timeoutMs: 50 }),
     });
     const base = `http://127.0.0.1:${server.port}`;
     try {
@@ -203,11 +171,16 @@ describe('operations server (worker)', () => {
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({ status: 'ok', service: 'promptpix-worker' });
 
-      expect(await (await fetch(`${base}/api/ready`)).json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
-      ready = false;
-      const notReady = await fetch(`${base}/api/ready`);
-      expect(notReady.status).toBe(503);
-      expect(await notReady.json()).toEqual({ error: 'Not ready', checks: { database: 'ok', redis: 'timeout' } });
+      expect(await (await fetch(`${base}/api/status`)).json()).toEqual({ status: 'ok', dependencies: { database: 'ok', redis: 'ok' } });
+      redisUp = false;
+      // A dependency down is a status, not unreadiness.
+      const ready = await fetch(`${base}/api/ready`);
+      expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready' }]);
+      const status = await fetch(`${base}/api/status`);
+      expect([status.status, await status.json()]).toEqual([200, { status: 'degraded', dependencies: { database: 'ok', redis: 'timeout' } }]);
+      lifecycle.stopping();
+      const draining = await fetch(`${base}/api/ready`);
+      expect([draining.status, await draining.json()]).toEqual([503, { error: 'Not ready', reason: 'shutting down' }]);
 
       expect((await fetch(`${base}/metrics`)).status).toBe(401);
       const scraped = await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789' } });

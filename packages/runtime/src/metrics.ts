@@ -1,6 +1,6 @@
 /**
- * Operations surface of a process: Prometheus metrics (prom-client), readiness checks, and the
- * small HTTP server a worker exposes on METRICS_PORT (/metrics, /api/health, /api/ready).
+ * Operations surface of a process: Prometheus metrics (prom-client) and the small HTTP server a
+ * worker exposes on METRICS_PORT (/metrics, /api/health, /api/ready, /api/status).
  *
  * Every Infrastructure gets a registry of its own (never prom-client's global one), so tests that
  * start several services in one process never share series. The gateway and the worker each add
@@ -10,8 +10,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppError, isJobDeferred, type BackendHealth, type EventRecorder, type GenerationJobHandler, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
-import type { Infrastructure } from './infrastructure';
-import type { Logger } from './logger';
+import { statusAnswer, type DependencyStatus } from './dependency-status';
+import { withTimeout } from './timeout';
+import { readinessAnswer, type Lifecycle } from './lifecycle';
+import type { HttpLimits } from './http-server';
 import { listen, type RunningServer } from './process';
 
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -51,19 +53,6 @@ export interface MetricsOptions {
   modelHealth?: () => Promise<Record<string, BackendHealth>>;
   /** The embedded database thread's V8 heap and external memory (PGlite's), read on scrape. */
   databaseThreadMemory?: () => Promise<{ heapTotal: number; heapUsed: number; external: number } | undefined>;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(`timed out after ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-class TimeoutError extends Error {
-  override name = 'TimeoutError';
 }
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
@@ -307,73 +296,6 @@ export function instrumentGenerationJobs<F extends (...args: never[]) => Promise
 }
 
 // ---------------------------------------------------------------------------------------------
-// Readiness
-
-export interface ReadinessReport {
-  ready: boolean;
-  /** 'ok', 'timeout' or 'failed' per dependency (details go to the log, not to the caller). */
-  checks: Record<string, string>;
-  /** Each model's backend (up, down, probing): detail only, never what `ready` is decided by (docs/operating/models.md). */
-  models?: Record<string, BackendHealth>;
-}
-
-export interface ReadinessOptions {
-  /** Per check (default 2000 ms). */
-  timeoutMs?: number;
-  onFailure?: (check: string, error: unknown) => void;
-}
-
-/**
- * Runs every check in parallel, each bounded by a timeout. /api/ready answers anyone, so callers
- * that arrive while a check is running share it: a flood costs one check at a time.
- */
-export function readinessCheck(checks: Record<string, () => Promise<unknown>>, options: ReadinessOptions & { models?: () => Promise<Record<string, BackendHealth>> } = {}): () => Promise<ReadinessReport> {
-  const timeoutMs = options.timeoutMs ?? 2000;
-  let running: Promise<ReadinessReport> | null = null;
-  const shared = () => {
-    running ??= run().finally(() => {
-      running = null;
-    });
-    return running;
-  };
-  const run = async (): Promise<ReadinessReport> => {
-    const results = await Promise.all(
-      Object.entries(checks).map(async ([name, check]): Promise<[string, string]> => {
-        try {
-          await withTimeout(Promise.resolve().then(check), timeoutMs);
-          return [name, 'ok'];
-        } catch (error) {
-          options.onFailure?.(name, error);
-          return [name, error instanceof TimeoutError ? 'timeout' : 'failed'];
-        }
-      }),
-    );
-    const models = options.models && (await withTimeout(options.models(), timeoutMs).catch(() => undefined));
-    return { ready: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results), ...(models && { models }) };
-  };
-  return shared;
-}
-
-/** The dependencies a process cannot serve without: the database, Redis (when used) and storage. */
-export function infrastructureReadiness(
-  infra: Pick<Infrastructure, 'db' | 'jobStore' | 'storage'> & Partial<Pick<Infrastructure, 'models' | 'breaker'>>,
-  options: ReadinessOptions & { redis: boolean; logger?: Logger },
-): () => Promise<ReadinessReport> {
-  return readinessCheck(
-    {
-      database: () => infra.db.prisma.$queryRaw`SELECT 1`,
-      ...(options.redis && { redis: () => infra.jobStore.ping() }),
-      storage: () => infra.storage.ping(),
-    },
-    {
-      timeoutMs: options.timeoutMs,
-      onFailure: options.onFailure ?? ((check, error) => options.logger?.warn('readiness check failed', { check, error })),
-      ...(infra.breaker && infra.models && { models: () => infra.breaker!.health(infra.models!.ids) }),
-    },
-  );
-}
-
-// ---------------------------------------------------------------------------------------------
 // /metrics protection and the worker's operations server
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -392,12 +314,18 @@ export interface OpsServerOptions {
   metrics: Metrics;
   /** Bearer token required on /metrics (METRICS_TOKEN). */
   token?: string;
-  ready: () => Promise<ReadinessReport>;
+  /** Readiness: this process, until it starts shutting down. */
+  lifecycle: Lifecycle;
+  /** Dependency health (/api/status). */
+  status: () => Promise<DependencyStatus>;
+  /** The HTTP_* limits (defaults when unset). */
+  http?: HttpLimits;
 }
 
 /**
- * The worker's HTTP surface: `GET /metrics`, `GET /api/health` (liveness: the process answers)
- * and `GET /api/ready` (database, Redis and storage reachable). Plain node:http, no Express.
+ * The worker's HTTP surface: `GET /metrics`, `GET /api/health` (liveness: the process answers),
+ * `GET /api/ready` (this process takes jobs: 503 once it is draining) and `GET /api/status`
+ * (database, Redis and storage as seen from here). Plain node:http, no Express.
  */
 export function startOpsServer(o: OpsServerOptions): Promise<RunningServer> {
   const send = (res: ServerResponse, status: number, body: string, contentType = 'application/json; charset=utf-8') => {
@@ -410,8 +338,12 @@ export function startOpsServer(o: OpsServerOptions): Promise<RunningServer> {
       case '/api/health':
         return send(res, 200, JSON.stringify({ status: 'ok', service: o.serviceName, timestamp: new Date().toISOString() }));
       case '/api/ready': {
-        const report = await o.ready();
-        return send(res, report.ready ? 200 : 503, JSON.stringify(report.ready ? { status: 'ready', checks: report.checks, ...(report.models && { models: report.models }) } : { error: 'Not ready', checks: report.checks, ...(report.models && { models: report.models }) }));
+        const answer = readinessAnswer(o.lifecycle);
+        return send(res, answer.status, JSON.stringify(answer.body));
+      }
+      case '/api/status': {
+        const answer = statusAnswer(await o.status());
+        return send(res, answer.status, JSON.stringify(answer.body));
       }
       case '/metrics': {
         if (!metricsAuthorized(o.token, req.headers.authorization)) return send(res, 401, JSON.stringify({ error: 'Unauthorized' }));
@@ -430,5 +362,6 @@ export function startOpsServer(o: OpsServerOptions): Promise<RunningServer> {
       }),
     o.port,
     o.host,
+    o.http,
   );
 }

@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { RequestListener } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import { ConfigError } from './config';
+import { createHttpServer, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-server';
 import type { Logger } from './logger';
 
 export interface RunningServer {
@@ -10,9 +10,8 @@ export interface RunningServer {
   stop(timeoutMs?: number): Promise<void>;
 }
 
-export function listen(handler: RequestListener, port: number, host?: string): Promise<RunningServer> {
-  const server = createServer(handler);
-  server.keepAliveTimeout = 65_000;
+export function listen(handler: RequestListener, port: number, host?: string, limits: HttpLimits = DEFAULT_HTTP_LIMITS): Promise<RunningServer> {
+  const server = createHttpServer(handler, limits);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

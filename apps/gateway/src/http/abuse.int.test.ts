@@ -4,6 +4,7 @@
  * among another account's events. Both shapes: the stores differ in what they refuse.
  */
 import http from 'node:http';
+import net from 'node:net';
 import fc from 'fast-check';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
@@ -57,6 +58,41 @@ function openStream(baseUrl: string, key: string, jobId: string): Promise<Stream
   });
 }
 
+interface RawConnection {
+  /** Everything the server sent. */
+  received(): string;
+  /** Resolves with the milliseconds from connecting until the server closed the connection. */
+  closed: Promise<number>;
+  socket: net.Socket;
+}
+
+/** A bare TCP connection that sends `head`, then one more byte of body every 100 ms for as long as it stays open. */
+function rawConnection(baseUrl: string, head: string, trickle = false): RawConnection {
+  const { hostname, port } = new URL(baseUrl);
+  const started = Date.now();
+  const socket = net.connect(Number(port), hostname);
+  let text = '';
+  socket.on('data', (chunk) => (text += chunk));
+  socket.on('error', () => undefined);
+  const drip = trickle ? setInterval(() => socket.writable && socket.write('x'), 100) : undefined;
+  const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now() - started)));
+  void closed.then(() => clearInterval(drip));
+  socket.write(head);
+  return { received: () => text, closed, socket };
+}
+
+/** Resolves with `promise`, or rejects once `ms` have passed (the socket is then destroyed). */
+const within = <T>(ms: number, promise: Promise<T>, connection: RawConnection): Promise<T> =>
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => {
+        connection.socket.destroy();
+        reject(new Error(`the connection was still open after ${ms} ms; it received: ${connection.received().slice(0, 200)}`));
+      }, ms).unref(),
+    ),
+  ]);
+
 /** A JSON document of `bytes` that gzips to a few kB. */
 const gzippedJson = (bytes: number) => gzipSync(JSON.stringify({ name: 'x', pad: ' '.repeat(bytes) }));
 
@@ -66,7 +102,8 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
 
   beforeAll(async () => {
     // No worker: accepted jobs stay queued, so their event streams stay open.
-    service = await startTestService(shape, { MAX_KEYS_PER_ACCOUNT: '4', MAX_CHARACTERS_PER_ACCOUNT: '2', JOB_STREAMS_PER_KEY: '2', JOB_STREAMS_PER_ACCOUNT: '3' }, { worker: false });
+    // HTTP_HEADERS_TIMEOUT_MS small so that a request whose headers never end is closed within the test.
+    service = await startTestService(shape, { MAX_KEYS_PER_ACCOUNT: '4', MAX_CHARACTERS_PER_ACCOUNT: '2', JOB_STREAMS_PER_KEY: '2', JOB_STREAMS_PER_ACCOUNT: '3', HTTP_HEADERS_TIMEOUT_MS: '500' }, { worker: false });
     account = await service.createAccount({ plan: 'free' });
   });
   afterAll(() => service.stop());
@@ -114,6 +151,52 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
       expect(res.status).toBe(413);
       const small = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'x', pad: 'p'.repeat(500_000) });
       expect(small.status).toBe(202);
+    });
+  });
+
+  describe('connections a stranger holds cost little', () => {
+    it('a body that trickles in without a key gets its 401 and the connection is closed at once, not at the request timeout', async () => {
+      const connection = rawConnection(service.baseUrl, `POST /api/v1/generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`, true);
+      // The request timeout is 60 s; the answer is final from the headers.
+      expect(await within(3000, connection.closed, connection)).toBeLessThan(3000);
+      expect(connection.received()).toMatch(/^HTTP\/1\.1 401 [^]*\r\nConnection: close\r\n/i);
+      expect(connection.received()).toContain(ErrorMessages.missingKey);
+    });
+
+    it('an unknown route with a body still arriving: 404, then closed', async () => {
+      const connection = rawConnection(service.baseUrl, `PUT /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n`, true);
+      await within(3000, connection.closed, connection);
+      expect(connection.received()).toMatch(/^HTTP\/1\.1 404 [^]*\r\nConnection: close\r\n/i);
+    });
+
+    it('headers that never end are cut off after the headers timeout (408)', async () => {
+      const connection = rawConnection(service.baseUrl, `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Slow: `);
+      const heldMs = await within(5000, connection.closed, connection);
+      expect(heldMs).toBeGreaterThanOrEqual(400);
+      expect(connection.received()).toMatch(/^HTTP\/1\.1 408 /);
+    });
+
+    it('a keep-alive client keeps its connection across requests, bodies read included', async () => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const sockets = new Set<unknown>();
+      const call = (method: string, path: string, body?: string) =>
+        new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+          const req = http.request(new URL(path, service.baseUrl), { method, agent, headers: { Authorization: `Bearer ${account.secretKey}`, ...(body && { 'Content-Type': 'application/json' }) } }, (res) => {
+            sockets.add(req.socket);
+            res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+      try {
+        expect(await call('GET', '/api/health')).toEqual({ status: 200, connection: 'keep-alive' });
+        // A body read to its end, then refused by validation: nothing is left unread, so the connection stays.
+        expect(await call('POST', '/api/v1/analytics/events', JSON.stringify({ events: [] }))).toEqual({ status: 400, connection: 'keep-alive' });
+        expect(await call('GET', '/api/v1/styles')).toEqual({ status: 200, connection: 'keep-alive' });
+        expect(sockets.size).toBe(1);
+      } finally {
+        agent.destroy();
+      }
     });
   });
 

@@ -246,7 +246,7 @@ describe('responses recorded from the service match the document', () => {
     expect((await call('get', '/v1/models/{id}', { id: 'no-such-model' }, { key: sk })).status).toBe(404);
 
     // Service routes.
-    for (const path of ['/api/health', '/api/ready', '/metrics', '/service-client.js', '/docs']) expect((await call('get', path)).status).toBe(200);
+    for (const path of ['/api/health', '/api/ready', '/api/status', '/metrics', '/service-client.js', '/docs']) expect((await call('get', path)).status).toBe(200);
     expect((await call('get', '/demo', {}, { query: { key: pk } })).status).toBe(200);
     expect((await call('get', '/docs/assets/{file}', { file: 'swagger-ui-bundle.js' })).status).toBe(200);
     expect((await call('get', '/docs/assets/{file}', { file: 'package.json' })).status).toBe(404);

@@ -4,11 +4,11 @@ import { auth, json } from '../shared';
 
 /** Operational and browser-facing routes outside the interface spec. */
 
-const checks = z.record(z.string(), z.enum(['ok', 'failed', 'timeout'])).meta({ description: 'database, redis (production shape) and storage', example: { database: 'ok', storage: 'ok' } });
+const dependencies = z.record(z.string(), z.enum(['ok', 'failed', 'timeout'])).meta({ description: 'database, redis (production shape) and storage, each checked within 2 s (never an error text)', example: { database: 'ok', redis: 'ok', storage: 'failed' } });
 const models = z
   .record(z.string(), z.enum(['up', 'down', 'probing']))
   .optional()
-  .meta({ description: "Each model's backend as its circuit breaker sees it (down: jobs for it fail fast or go to its fallback; probing: one trial job may run). Detail only: a model outage never makes this 503 (docs/operating/models.md)", example: { procedural: 'up', 'sdxl-gpu': 'down' } });
+  .meta({ description: "Each model's backend as its circuit breaker sees it (down: jobs for it fail fast or go to its fallback; probing: one trial job may run) (docs/operating/models.md)", example: { procedural: 'up', 'sdxl-gpu': 'down' } });
 const text = (type: string, description: string) => ({ description, content: { [type]: { schema: { type: 'string' as const } } } });
 
 export const servicePaths: ZodOpenApiPathsObject = {
@@ -16,11 +16,22 @@ export const servicePaths: ZodOpenApiPathsObject = {
     get: {
       tags: ['Service'],
       operationId: 'ready',
-      summary: 'Readiness: database, Redis and storage reachable',
+      summary: 'Readiness: this process takes traffic (not shutting down); a dependency outage does not change it',
       security: auth.none,
       responses: {
-        '200': json(z.object({ status: z.literal('ready'), checks, models }), 'Ready for traffic'),
-        '503': json(z.object({ error: z.literal('Not ready'), checks, models }), 'A dependency did not answer in time'),
+        '200': json(z.object({ status: z.literal('ready') }), 'Ready for traffic'),
+        '503': json(z.object({ error: z.literal('Not ready'), reason: z.literal('shutting down') }), 'The process is shutting down'),
+      },
+    },
+  },
+  '/api/status': {
+    get: {
+      tags: ['Service'],
+      operationId: 'status',
+      summary: 'Dependency health as this gateway sees it (the same as promptpix_dependency_up); checks are shared between concurrent callers',
+      security: auth.none,
+      responses: {
+        '200': json(z.object({ status: z.enum(['ok', 'degraded']), dependencies, models }), 'degraded when any dependency is not ok'),
       },
     },
   },
