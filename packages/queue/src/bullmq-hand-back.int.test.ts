@@ -3,26 +3,15 @@
  * their handlers are told to stop (`handBack`), and the jobs go back to the waiting list with their
  * attempts untouched, for another consumer to take at once (not after a lock expiry).
  */
-import Redis from 'ioredis';
-import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
+import { TEST_REDIS_URL } from '@promptpix/testing';
 import { JobHandedBackError, type GenerationJobPayload, type GenerationQueue, type JobAttempt } from '@promptpix/core/src/ports/queue';
 import { createBullGenerationQueue } from './bullmq-queue';
-import { deferred, deleteKeysWithPrefix, waitFor } from './test-helpers';
+import { deferred, useTestRedis, waitFor } from './test-helpers';
 
 jest.setTimeout(30_000);
 
-const prefix = testRedisPrefix().replace(/:$/, '');
-const queues: GenerationQueue[] = [];
-let redis: Redis;
-
-beforeAll(() => {
-  redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
-});
-afterAll(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  await deleteKeysWithPrefix(redis, `${prefix}:`);
-  await redis.quit();
-});
+const fixture = useTestRedis();
+const { prefix, queues } = fixture;
 
 const open = (queueName: string) => {
   // A long lock: a job that came back through a lock expiry would take far longer than this test waits.

@@ -5,25 +5,15 @@
  */
 import { Worker } from 'bullmq';
 import Redis from 'ioredis';
-import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
+import { TEST_REDIS_URL } from '@promptpix/testing';
 import type { GenerationQueue } from '@promptpix/core';
 import { createBullGenerationQueue, type BullGenerationQueueOptions } from './bullmq-queue';
 import { createFairDispatch } from './fair-dispatch';
-import { deleteKeysWithPrefix, waitFor } from './test-helpers';
+import { useTestRedis, waitFor } from './test-helpers';
 
-const prefix = testRedisPrefix().replace(/:$/, '');
+const fixture = useTestRedis();
+const { prefix, queues } = fixture;
 let queueNumber = 0;
-const queues: GenerationQueue[] = [];
-let redis: Redis;
-
-beforeAll(() => {
-  redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
-});
-afterAll(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  await deleteKeysWithPrefix(redis, `${prefix}:`);
-  await redis.quit();
-});
 
 const open = (options: Partial<BullGenerationQueueOptions> = {}) => {
   const queueName = `sweep${++queueNumber}`;
@@ -65,7 +55,7 @@ it('adds a head again when the gateway that released it died before adding it to
   const { queue, queueName } = open();
   // The release step alone, as a gateway killed right after it leaves things.
   const fair = createFairDispatch({ prefix, queueName });
-  expect(await fair.enqueue(redis, 'lost-head', 'g', JSON.stringify({ v: 1, jobId: 'lost-head' }))).toBe('release');
+  expect(await fair.enqueue(fixture.redis, 'lost-head', 'g', JSON.stringify({ v: 1, jobId: 'lost-head' }))).toBe('release');
   await queue.enqueue({ v: 1, jobId: 'behind' }, { group: 'g' });
 
   const ran = collect(queue);
@@ -76,9 +66,9 @@ it('adds a head again when the gateway that released it died before adding it to
 it('passes the turn on when a released head was given up (its add failed and the caller said so)', async () => {
   const { queue, queueName } = open({ fairSweepIntervalMs: 60_000 });
   const fair = createFairDispatch({ prefix, queueName });
-  expect(await fair.enqueue(redis, 'failed-add', 'g', JSON.stringify({ v: 1, jobId: 'failed-add' }))).toBe('release');
+  expect(await fair.enqueue(fixture.redis, 'failed-add', 'g', JSON.stringify({ v: 1, jobId: 'failed-add' }))).toBe('release');
   await queue.enqueue({ v: 1, jobId: 'next-in-group' }, { group: 'g' });
   // What the adapter's enqueue does when BullMQ refuses the add.
-  expect(await fair.left(redis, 'failed-add')).toEqual({ jobId: 'next-in-group', payload: JSON.stringify({ v: 1, jobId: 'next-in-group' }) });
-  expect(await fair.sweep(redis, 0)).toEqual([{ jobId: 'next-in-group', payload: JSON.stringify({ v: 1, jobId: 'next-in-group' }) }]);
+  expect(await fair.left(fixture.redis, 'failed-add')).toEqual({ jobId: 'next-in-group', payload: JSON.stringify({ v: 1, jobId: 'next-in-group' }) });
+  expect(await fair.sweep(fixture.redis, 0)).toEqual([{ jobId: 'next-in-group', payload: JSON.stringify({ v: 1, jobId: 'next-in-group' }) }]);
 });

@@ -1,5 +1,7 @@
 /** Small async helpers shared by this package's tests. */
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
+import type { GenerationQueue } from '@promptpix/core';
+import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -38,4 +40,21 @@ export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promis
     if (keys.length > 0) deleted += await redis.del(...keys);
   } while (cursor !== '0');
   return deleted;
+}
+
+/**
+ * A Redis client and a key prefix of this test file's own. Queues the tests push to `queues` are
+ * closed after the file's tests, and every key under the prefix is deleted.
+ */
+export function useTestRedis() {
+  const fixture = { prefix: testRedisPrefix().replace(/:$/, ''), queues: [] as GenerationQueue[], redis: undefined as unknown as Redis };
+  beforeAll(() => {
+    fixture.redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  });
+  afterAll(async () => {
+    await Promise.all(fixture.queues.map((queue) => queue.close()));
+    await deleteKeysWithPrefix(fixture.redis, `${fixture.prefix}:`);
+    await fixture.redis.quit();
+  });
+  return fixture;
 }

@@ -4,12 +4,12 @@
  * readiness is decided by (./lifecycle.ts), so a shared dependency's blip does not take every
  * gateway out of its Service at once.
  */
-import { Gauge } from 'prom-client';
 import type { BackendHealth } from '@promptpix/core';
 import type { Infrastructure } from './infrastructure';
 import { createLogThrottle } from './log-throttle';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
+import { replaceScrapedGauge } from './scraped-gauge';
 import { TimeoutError, withTimeout } from './timeout';
 
 export type CheckResult = 'ok' | 'timeout' | 'failed';
@@ -95,12 +95,10 @@ export const statusAnswer = (status: DependencyStatus): { status: number; body: 
 /** `promptpix_dependency_up{dependency}`: 1 when the dependency answered its check at scrape time, 0 when it failed or timed out. */
 export function reportDependencyHealth(metrics: Metrics, status: () => Promise<DependencyStatus>): void {
   // The embedded server's gateway and worker share one registry: the last one registered reads.
-  metrics.registry.removeSingleMetric('promptpix_dependency_up');
-  new Gauge({
+  replaceScrapedGauge(metrics, {
     name: 'promptpix_dependency_up',
     help: 'Whether each dependency (database, redis, storage) answered its check at scrape time: 1 up, 0 failed or timed out (the check is shared with GET /api/status)',
     labelNames: ['dependency'] as const,
-    registers: [metrics.registry],
     async collect() {
       this.reset();
       for (const [dependency, result] of Object.entries((await status()).checks)) this.set({ dependency }, result === 'ok' ? 1 : 0);

@@ -13,6 +13,7 @@ import { AppError, isJobDeferred, type BackendHealth, type EventRecorder, type G
 import { statusAnswer, type DependencyStatus } from './dependency-status';
 import { withTimeout } from './timeout';
 import { readinessAnswer, type Lifecycle } from './lifecycle';
+import { replaceScrapedGauge } from './scraped-gauge';
 import type { HttpLimits } from './http-server';
 import { listen, type RunningServer } from './process';
 
@@ -186,13 +187,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
  * scrape. Each is bounded by its own budget (docs/performance.md, "The gateway").
  */
 export function reportCacheBytes(metrics: Metrics, caches: Record<string, () => number>): void {
-  // A second set of gateway dependencies over the same infrastructure reports its own caches.
-  metrics.registry.removeSingleMetric('promptpix_gateway_cache_bytes');
-  new Gauge({
+  replaceScrapedGauge(metrics, {
     name: 'promptpix_gateway_cache_bytes',
     help: 'Estimated bytes held by each in-process cache of the gateway (bounded by its byte budget)',
     labelNames: ['cache'] as const,
-    registers: [metrics.registry],
     collect() {
       for (const [cache, bytes] of Object.entries(caches)) this.set({ cache }, bytes());
     },
@@ -201,12 +199,10 @@ export function reportCacheBytes(metrics: Metrics, caches: Record<string, () => 
 
 /** `promptpix_model_calls_in_flight{model}`: this worker process's calls in flight per backend (its bulkhead), read on scrape. */
 export function reportCallsInFlight(metrics: Metrics, inFlight: () => Record<string, number>, models: readonly string[]): void {
-  metrics.registry.removeSingleMetric('promptpix_model_calls_in_flight');
-  new Gauge({
+  replaceScrapedGauge(metrics, {
     name: 'promptpix_model_calls_in_flight',
     help: "This worker process's model calls in flight, per model (each backend's bulkhead limits them)",
     labelNames: ['model'] as const,
-    registers: [metrics.registry],
     collect() {
       const now = inFlight();
       for (const model of models) this.set({ model }, now[model] ?? 0);
