@@ -230,7 +230,11 @@ export function createBullGenerationQueue(options: BullGenerationQueueOptions): 
         const started = () => {
           releasing ??= releaseNextOf(String(job.id));
         };
-        if (!consumerOptions.holdTurnUntilStarted) started();
+        if (!consumerOptions.holdTurnUntilStarted) {
+          // Released before the handler runs: a job enqueued from now on queues behind the group's next.
+          started();
+          await releasing;
+        }
         try {
           payload = parsePayload(job.data);
           await handler(payload, { attempt, maxAttempts, handBack: handBack.signal, started });
