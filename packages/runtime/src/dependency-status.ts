@@ -95,7 +95,7 @@ export const statusAnswer = (status: DependencyStatus): { status: number; body: 
 /** `promptpix_dependency_up{dependency}`: 1 when the dependency answered its check at scrape time, 0 when it failed or timed out. */
 export function reportDependencyHealth(metrics: Metrics, status: () => Promise<DependencyStatus>): void {
   // The embedded server's gateway and worker share one registry: the last one registered reads.
-  replaceScrapedGauge(metrics, {
+  replaceScrapedGauge(metrics.registry, {
     name: 'promptpix_dependency_up',
     help: 'Whether each dependency (database, redis, storage) answered its check at scrape time: 1 up, 0 failed or timed out (the check is shared with GET /api/status)',
     labelNames: ['dependency'] as const,

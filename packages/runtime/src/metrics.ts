@@ -187,7 +187,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
  * scrape. Each is bounded by its own budget (docs/performance.md, "The gateway").
  */
 export function reportCacheBytes(metrics: Metrics, caches: Record<string, () => number>): void {
-  replaceScrapedGauge(metrics, {
+  replaceScrapedGauge(metrics.registry, {
     name: 'promptpix_gateway_cache_bytes',
     help: 'Estimated bytes held by each in-process cache of the gateway (bounded by its byte budget)',
     labelNames: ['cache'] as const,
@@ -199,7 +199,7 @@ export function reportCacheBytes(metrics: Metrics, caches: Record<string, () => 
 
 /** `promptpix_model_calls_in_flight{model}`: this worker process's calls in flight per backend (its bulkhead), read on scrape. */
 export function reportCallsInFlight(metrics: Metrics, inFlight: () => Record<string, number>, models: readonly string[]): void {
-  replaceScrapedGauge(metrics, {
+  replaceScrapedGauge(metrics.registry, {
     name: 'promptpix_model_calls_in_flight',
     help: "This worker process's model calls in flight, per model (each backend's bulkhead limits them)",
     labelNames: ['model'] as const,
