@@ -48,6 +48,19 @@ RUN version="$(node -p "require('./packages/models/package.json').devDependencie
  && node scripts/build-word-vectors.cjs --required --out /w/word-vectors.bin \
  && rm -rf node_modules ./*.tgz
 
+# The bundles (dist/*.js + source maps) and the dashboard's built files (dist/dashboard/: hashed
+# static files and manifest.json), built from the sources. The dashboard's sources (apps/dashboard)
+# and the browser library only they use (preact) stay in this stage: the runtime stage takes the
+# tree below without them. The other sources stay: the gateway bundles the page script from them
+# on first request (with esbuild, a production dependency), and the migrations are read from prisma/.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY --from=deps /app ./
+COPY . .
+COPY --from=word-vectors /w/word-vectors.bin packages/models/data/word-vectors.bin
+RUN node scripts/build.mjs \
+ && rm -rf apps/dashboard node_modules/@promptpix/dashboard node_modules/preact
+
 FROM ${NODE_IMAGE} AS runtime
 # MALLOC_ARENA_MAX: glibc otherwise gives each thread that allocates (libuv's pool running sharp,
 # V8's helpers) an arena of its own that keeps its peak; 2 took the embedded process from about
@@ -57,13 +70,7 @@ ENV NODE_ENV=production \
     npm_config_cache=/tmp/.npm \
     npm_config_update_notifier=false
 WORKDIR /app
-COPY --from=deps /app ./
-COPY . .
-COPY --from=word-vectors /w/word-vectors.bin packages/models/data/word-vectors.bin
-# The bundles (dist/*.js + source maps). The sources stay in the image: the gateway builds the
-# dashboard and the embed script from them on first request, and the migrations are read from
-# prisma/.
-RUN node scripts/build.mjs
+COPY --from=build /app ./
 # The base image's `node` user, numeric so Kubernetes' runAsNonRoot can verify it. The code stays
 # owned by root: the service only reads it.
 USER 1000:1000

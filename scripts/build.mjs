@@ -2,6 +2,8 @@
 // on plain `node --enable-source-maps`, with no run-time transpiler. Our workspace packages
 // (@promptpix/*) and the generated Prisma client are bundled; third-party packages stay external
 // and load from node_modules (sharp, pg, Prisma's runtime, PGlite's wasm, bullmq's Lua scripts).
+// The dashboard's browser app (apps/dashboard) is built beside them into dist/dashboard/: static
+// files with hashed names and a manifest.json, which the gateway serves (it runs no esbuild).
 //
 // `--if-stale` (what `npm start` and the start:* scripts run first) rebuilds only when a source
 // file the last build read has changed or gone, or this script changed: a stat per input, a few ms.
@@ -14,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildDashboard } from '../apps/dashboard/scripts/build.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_OUTDIR = join(ROOT, 'dist');
@@ -29,7 +32,7 @@ export const ENTRIES = {
 };
 
 const posix = (path) => path.split('\\').join('/');
-const inputsOfBuild = () => [fileURLToPath(import.meta.url), join(ROOT, 'package.json')];
+const inputsOfBuild = () => [fileURLToPath(import.meta.url), join(ROOT, 'package.json'), join(ROOT, 'apps', 'dashboard', 'scripts', 'build.mjs')];
 
 /** Why `outdir` needs a new build, or null when it is up to date. */
 export function staleReason(outdir = DEFAULT_OUTDIR) {
@@ -41,6 +44,7 @@ export function staleReason(outdir = DEFAULT_OUTDIR) {
     return 'unreadable build record';
   }
   for (const name of Object.keys(ENTRIES)) if (!existsSync(join(outdir, `${name}.js`))) return `${name}.js missing`;
+  if (!existsSync(join(outdir, 'dashboard', 'manifest.json'))) return 'dashboard/manifest.json missing';
   if (JSON.stringify(stamp.entries) !== JSON.stringify(ENTRIES)) return 'entry points changed';
   for (const file of stamp.inputs) {
     const path = join(ROOT, file);
@@ -59,7 +63,7 @@ const thirdPartyExternal = {
 };
 
 /**
- * Our sources find files next to themselves (the migrations, the browser sources the gateway
+ * Our sources find files next to themselves (the migrations, the page script's sources the gateway
  * bundles on first request, package.json). In a bundle `__dirname` would be dist/, so each of our
  * modules that uses it gets its own, pointing back at its source folder (relative to the bundle,
  * so a moved checkout or a Docker image still resolves).
@@ -81,23 +85,26 @@ const sourceDirname = (outdir) => ({
 
 export async function buildAll(outdir = DEFAULT_OUTDIR) {
   const started = Date.now();
-  const result = await build({
-    absWorkingDir: ROOT,
-    entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, entry]) => [name, entry])),
-    outdir,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    sourcemap: true,
-    // Source paths in stack traces relative to the repository, as they read in the sources.
-    sourceRoot: '',
-    banner: { js: 'const __bundleDir = __dirname;' },
-    plugins: [thirdPartyExternal, sourceDirname(outdir)],
-    metafile: true,
-    logLevel: 'warning',
-  });
-  const inputs = [...new Set([...Object.keys(result.metafile.inputs).map((p) => posix(p)), ...inputsOfBuild().map((p) => posix(relative(ROOT, p)))])].sort();
+  const [result, dashboard] = await Promise.all([
+    build({
+      absWorkingDir: ROOT,
+      entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, entry]) => [name, entry])),
+      outdir,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      sourcemap: true,
+      // Source paths in stack traces relative to the repository, as they read in the sources.
+      sourceRoot: '',
+      banner: { js: 'const __bundleDir = __dirname;' },
+      plugins: [thirdPartyExternal, sourceDirname(outdir)],
+      metafile: true,
+      logLevel: 'warning',
+    }),
+    buildDashboard(join(outdir, 'dashboard')),
+  ]);
+  const inputs = [...new Set([...Object.keys(result.metafile.inputs).map((p) => posix(p)), ...dashboard.inputs, ...inputsOfBuild().map((p) => posix(relative(ROOT, p)))])].sort();
   mkdirSync(outdir, { recursive: true });
   writeFileSync(stampOf(outdir), JSON.stringify({ builtAtMs: started, entries: ENTRIES, inputs }, null, 1) + '\n');
   return { ms: Date.now() - started, inputs: inputs.length };

@@ -115,8 +115,11 @@ it('npm start: embedded single process, admin token from DATA_DIR', async () => 
     // The README's dashboard step: the approval mail sits in DATA_DIR/outbox and its link signs in.
     const shell = await fetch(`${baseUrl}/dashboard`);
     expect([shell.status, shell.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
-    const script = (await shell.text()).match(/src="(\/dashboard\/assets\/app\.js[^"]*)"/)?.[1];
-    expect((await fetch(`${baseUrl}${script}`)).status).toBe(200);
+    // The dashboard's built files (dist/dashboard/, made by the build `npm start` ran), under hashed names.
+    const script = (await shell.text()).match(/src="(\/dashboard\/assets\/app\.[0-9a-f]{16}\.js)"/)?.[1];
+    expect(script).toBeDefined();
+    const built = await fetch(`${baseUrl}${script}`);
+    expect([built.status, built.headers.get('cache-control')]).toEqual([200, 'public, max-age=31536000, immutable']);
     const link = await latestSignInLink(join(dataDir, 'outbox'), `${handle}@example.com`);
     expect(link).toMatch(new RegExp(`^${baseUrl}/dashboard/sign-in#token=`));
     const signedIn = await fetch(`${baseUrl}/dashboard/api/sign-in/confirm`, {

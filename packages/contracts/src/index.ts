@@ -6,3 +6,4 @@ export * from './text';
 export * from './responses';
 export * from './webhook';
 export * from './instant';
+export * from './dashboard';

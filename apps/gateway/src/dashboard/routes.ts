@@ -9,7 +9,7 @@ import { dashboardPageRoutes } from './web/page-routes';
 
 /**
  * The account dashboard under /dashboard: the browser app's pages and assets, the sign-in
- * endpoints, and the JSON API the app calls (./contract.ts lists every route).
+ * endpoints, and the JSON API the app calls (packages/contracts/src/dashboard.ts lists every route).
  */
 export function dashboardRoutes(deps: GatewayDeps) {
   const router = Router();

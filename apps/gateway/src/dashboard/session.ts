@@ -3,7 +3,7 @@ import { parse as parseCookies } from 'cookie';
 import { AppError, accountStatusError, maySignIn, constantTimeEqual, sessionVerdict } from '@promptpix/core';
 import type { DashboardSessionWithAccount } from '@promptpix/db';
 import type { GatewayDeps } from '../deps';
-import { CSRF_HEADER, SESSION_COOKIE } from './contract';
+import { CSRF_HEADER, SESSION_COOKIE } from '@promptpix/contracts';
 
 const DAY_MS = 86_400_000;
 /** Extend a session's expiry at most once a minute per browser, not on every request. */

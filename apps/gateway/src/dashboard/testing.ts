@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { Infrastructure } from '@promptpix/runtime';
-import { CSRF_HEADER, SESSION_COOKIE } from './contract';
+import { CSRF_HEADER, SESSION_COOKIE } from '@promptpix/contracts';
 
 export interface DashboardTestSession {
   /** The Cookie header value. */

@@ -84,7 +84,7 @@ afterAll(() => service.stop());
 
 describe('OpenAPI document and routes', () => {
   it('documents every route the gateway registers, and every documented route is registered', () => {
-    // The dashboard's JSON API and pages belong to the dashboard app (dashboard/contract.ts), not to the public API.
+    // The dashboard's JSON API and pages belong to the dashboard app (packages/contracts/src/dashboard.ts), not to the public API.
     const registered = registeredRoutes(service.app)
       .filter((route) => !/^[A-Z]+ \/dashboard(\/|$)/.test(route))
       .sort();

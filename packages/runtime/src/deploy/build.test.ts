@@ -5,9 +5,11 @@
  * repository's node_modules, as dist/ does), the way the Docker images build dist/.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 
 const ROOT = resolve(__dirname, '../../../..');
 const BUNDLES = ['server', 'gateway', 'worker', 'admin', 'migrate'];
@@ -46,6 +48,30 @@ it('writes one bundle and its source map per app; our packages are inside, third
   for (const pkg of ['express', 'sharp', 'pg', 'bullmq', '@prisma/client/runtime/client']) expect(gateway).toContain(`require("${pkg}")`);
   // The generated Prisma client is our code (packages/db/src/generated): bundled, not required.
   expect(gateway).not.toMatch(/require\("[^"]*generated/);
+  // The dashboard's browser app is not in any service bundle: the gateway serves its built files.
+  for (const name of BUNDLES) {
+    const sources = JSON.parse(readFileSync(join(out, `${name}.js.map`), 'utf8')).sources as string[];
+    expect(sources.filter((s) => s.endsWith('.tsx') || s.includes('apps/dashboard/'))).toEqual([]);
+  }
+});
+
+it('builds the dashboard to static files with hashed names, each with its gzip form, and a manifest the gateway reads', () => {
+  const dir = join(out, 'dashboard');
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, string>;
+  expect(Object.keys(manifest).sort()).toEqual(['app.css', 'app.js']);
+  for (const [entry, file] of Object.entries(manifest)) {
+    const [, hash, ext] = /^app\.([0-9a-f]{16})\.(js|css)$/.exec(file)!;
+    expect(entry).toBe(`app.${ext}`);
+    const body = readFileSync(join(dir, file));
+    expect(body.length).toBeGreaterThan(1000);
+    expect(createHash('sha256').update(body).digest('hex').slice(0, 16)).toBe(hash);
+    expect(gunzipSync(readFileSync(join(dir, `${file}.gz`))).equals(body)).toBe(true);
+  }
+  expect(readdirSync(dir).sort()).toEqual(['manifest.json', ...Object.values(manifest).flatMap((f) => [f, `${f}.gz`])].sort());
+  // Browser code: no require of a node module, no JSX left.
+  const js = readFileSync(join(dir, manifest['app.js']), 'utf8');
+  expect(js).not.toMatch(/\brequire\(/);
+  expect(js).not.toContain('jsxImportSource');
 });
 
 it('runs on plain node: the admin CLI answers, and migrate applies the migrations to a fresh PGlite database', () => {
@@ -67,7 +93,7 @@ it('--if-stale rebuilds only when a source the last build read is newer than the
 
   const stampPath = join(out, 'build-inputs.json');
   const stamp = JSON.parse(readFileSync(stampPath, 'utf8'));
-  expect(stamp.inputs).toEqual(expect.arrayContaining(['apps/gateway/src/main.ts', 'packages/core/src/index.ts', 'scripts/build.mjs']));
+  expect(stamp.inputs).toEqual(expect.arrayContaining(['apps/gateway/src/main.ts', 'packages/core/src/index.ts', 'scripts/build.mjs', 'apps/dashboard/src/main.tsx', 'apps/dashboard/scripts/build.mjs']));
   // Every input is now newer than this record says the build was.
   writeFileSync(stampPath, JSON.stringify({ ...stamp, builtAtMs: 0 }));
   const rebuilt = build('--if-stale');
@@ -78,6 +104,9 @@ it('--if-stale rebuilds only when a source the last build read is newer than the
   rmSync(join(out, 'worker.js'));
   expect(build('--if-stale').stderr).toMatch(/rebuilt .*\(worker\.js missing\)/);
   expect(existsSync(join(out, 'worker.js'))).toBe(true);
+  rmSync(join(out, 'dashboard'), { recursive: true });
+  expect(build('--if-stale').stderr).toMatch(/rebuilt .*\(dashboard\/manifest\.json missing\)/);
+  expect(existsSync(join(out, 'dashboard', 'manifest.json'))).toBe(true);
 });
 
 it('npm start, the start:* scripts, admin and db:migrate run the bundles with plain node, after the stale check', () => {

@@ -82,11 +82,21 @@ describe('Dockerfiles', () => {
     else expect(env).not.toContain('NODE_OPTIONS');
     expect(role === 'gateway').toBe(heapLimit !== undefined);
     expect(cmd).toEqual(['node', '--enable-source-maps', expect.stringMatching(/^dist\/\w+\.js$/)]);
-    // The bundle is built in the final stage, from the sources it copies, before dropping root.
+    // The bundles and the dashboard's files are built in the build stage, from the sources it
+    // copies; the same RUN drops the dashboard's sources and preact, and the final stage takes
+    // that tree, and nothing else, before dropping root.
+    const buildStage = stages.find((s) => s.name === 'build')!;
+    const buildRuns = buildStage.instructions.map((i) => `${i.keyword} ${i.args}`);
+    const buildAt = buildRuns.findIndex((i) => i.startsWith(`RUN ${scripts.build} `) || i === `RUN ${scripts.build}`);
+    expect(buildAt).toBeGreaterThan(buildRuns.findLastIndex((i) => i.startsWith('COPY ')));
+    expect(buildRuns[buildAt]).toMatch(/&& rm -rf apps\/dashboard node_modules\/@promptpix\/dashboard node_modules\/preact$/);
     const runs = final.instructions.map((i) => `${i.keyword} ${i.args}`);
-    const buildAt = runs.indexOf(`RUN ${scripts.build}`);
-    expect(buildAt).toBeGreaterThan(runs.findLastIndex((i) => i.startsWith('COPY ')));
-    expect(buildAt).toBeLessThan(runs.findIndex((i) => i.startsWith('USER ')));
+    expect(runs.filter((i) => i.startsWith('COPY '))).toEqual(['COPY --from=build /app ./']);
+    expect(runs.filter((i) => i.startsWith('RUN '))).toEqual([]);
+    expect(runs.indexOf('COPY --from=build /app ./')).toBeLessThan(runs.findIndex((i) => i.startsWith('USER ')));
+    // preact is the dashboard's alone: nothing the services run imports it.
+    expect(JSON.parse(read('apps/dashboard/package.json')).dependencies).toHaveProperty('preact');
+    expect(JSON.parse(read('package.json')).dependencies).not.toHaveProperty('preact');
 
     const install = stages.flatMap((s) => s.instructions).filter((i) => i.keyword === 'RUN' && i.args.includes('npm install'));
     expect(install).toHaveLength(1);

@@ -4,7 +4,7 @@ import type { CharacterRepository } from '@promptpix/db';
 import type { GatewayDeps } from '../../deps';
 import { createAccountCharacter, patchAccountCharacter } from '../../account-ops/characters';
 import { parseOrThrow } from '../../http/validate';
-import type { CharacterView } from '../contract';
+import type { CharacterView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { createCharacterBodySchema, patchCharacterBodySchema } from './schemas';
 

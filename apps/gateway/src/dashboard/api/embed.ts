@@ -3,7 +3,7 @@ import { embedElementSchema } from '@promptpix/contracts';
 import type { PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { parseOrThrow } from '../../http/validate';
-import type { EmbedView, PreviewResult } from '../contract';
+import type { EmbedView, PreviewResult } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { dashboardCaller } from './account';
 import { keyView } from './keys';

@@ -8,7 +8,7 @@ import { checkedGenerationRequest } from '../../http/generation-request';
 import { applyImageFlag, type ImageFlag } from '../../http/routes/images';
 import { findOwnJob } from '../../http/routes/jobs';
 import { parseOrThrow } from '../../http/validate';
-import type { ImageDetail, ImageDownload, ImagePage, ImageSummary, RegenerateAccepted } from '../contract';
+import type { ImageDetail, ImageDownload, ImagePage, ImageSummary, RegenerateAccepted } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { dashboardCaller } from './account';
 import { encodeCursor } from './cursor';
@@ -68,7 +68,7 @@ const sendDetail = async (deps: GatewayDeps, res: Response, id: string) => {
   res.json(await detailOf(deps, signedIn(res).account.id, id));
 };
 
-/** The dashboard's images (see ../contract.ts): the same flags, permalinks and generation service as the public and operator APIs. */
+/** The dashboard's images (see @promptpix/contracts, dashboard.ts): the same flags, permalinks and generation service as the public and operator APIs. */
 export function imageRoutes(deps: GatewayDeps) {
   const router = Router();
 

@@ -5,7 +5,7 @@ import type { GatewayDeps } from '../../deps';
 import { rotateAccountKey, updateKeyLimits } from '../../account-ops/keys';
 import { parseOrThrow } from '../../http/validate';
 import { patchKeyLimitsSchema } from '../../admin/schemas';
-import type { KeyCreated, KeyLimitsView } from '../contract';
+import type { KeyCreated, KeyLimitsView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { keyView } from './keys';
 

@@ -3,7 +3,7 @@ import type { ApiKeyRepository } from '@promptpix/db';
 import type { GatewayDeps } from '../../deps';
 import { createAccountKey, revokeAccountKey } from '../../account-ops/keys';
 import { parseOrThrow } from '../../http/validate';
-import type { KeyCreated, KeyView } from '../contract';
+import type { KeyCreated, KeyView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { createKeyBodySchema } from './schemas';
 

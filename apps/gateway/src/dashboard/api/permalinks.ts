@@ -3,7 +3,7 @@ import { pinnedPermalinkImage } from '@promptpix/core';
 import type { PermalinkRepository } from '@promptpix/db';
 import type { GatewayDeps } from '../../deps';
 import { permalinkUrl } from '../../account-ops/permalinks';
-import type { PermalinkView } from '../contract';
+import type { PermalinkView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { escapeHtml } from '../../http/html';
 

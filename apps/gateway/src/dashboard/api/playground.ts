@@ -5,7 +5,7 @@ import { hitPlanRateLimit } from '../../http/middleware/rate-limit';
 import { runGenerate } from '../../http/routes/generate';
 import { serveJobEvents } from '../../http/routes/job-events';
 import { parseOrThrow } from '../../http/validate';
-import type { PlaygroundAccepted, PlaygroundMatch } from '../contract';
+import type { PlaygroundAccepted, PlaygroundMatch } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { dashboardCaller } from './account';
 import { playgroundBodySchema } from './schemas';

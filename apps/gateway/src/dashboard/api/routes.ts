@@ -11,7 +11,7 @@ import { styleRoutes } from './styles';
 import { usageRoutes } from './usage';
 import { failedJobRoutes } from './failed-jobs';
 
-/** The signed-in JSON API (see ../contract.ts); mounted behind session, CSRF and approval checks. */
+/** The signed-in JSON API (see @promptpix/contracts, dashboard.ts); mounted behind session, CSRF and approval checks. */
 export function dashboardApiRoutes(deps: GatewayDeps) {
   return Router().use(imageRoutes(deps), permalinkRoutes(deps), keyRoutes(deps), keyLimitRoutes(deps), characterRoutes(deps), styleRoutes(deps), usageRoutes(deps), embedRoutes(deps), playgroundRoutes(deps), failedJobRoutes(deps));
 }

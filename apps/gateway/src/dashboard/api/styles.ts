@@ -4,7 +4,7 @@ import type { StyleRepository } from '@promptpix/db';
 import type { GatewayDeps } from '../../deps';
 import { publicStyleEntries } from '../../http/routes/styles';
 import { parseOrThrow } from '../../http/validate';
-import type { OwnStyleView, StylesView } from '../contract';
+import type { OwnStyleView, StylesView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { presetLocked } from './preset-lock';
 import { createStyleBodySchema, patchStyleBodySchema } from './schemas';

@@ -1,4 +1,4 @@
-import type { UsageDay } from '../contract';
+import type { UsageDay } from '@promptpix/contracts';
 
 const DAY_MS = 86_400_000;
 

@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { RATE_LIMIT_PER_MINUTE, type PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { parseOrThrow } from '../../http/validate';
-import type { UsageDay, UsageView } from '../contract';
+import type { UsageDay, UsageView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { usageCsv, usageDates, usageDays } from './usage-report';
 import { usageQuerySchema } from './schemas';

@@ -3,7 +3,7 @@ import { AppError, accountStatusError, maySignIn } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { rateLimitedError } from '../../http/middleware/rate-limit';
 import { parseOrThrow } from '../../http/validate';
-import type { DashboardAccount, SessionView, SignInRequested } from '../contract';
+import type { DashboardAccount, SessionView, SignInRequested } from '@promptpix/contracts';
 import { clearSessionCookie, dashboardOf, fromThisOrigin, openSession, requireCsrf, requireSession, signedIn, type DashboardAccountRow } from '../session';
 import { sendSignInEmail } from './mail';
 import { signInConfirmSchema, signInRequestSchema } from './schemas';
@@ -36,7 +36,7 @@ function refuseCrossSite(req: Request, publicBaseUrl: string): void {
   if (!fromThisOrigin(req, publicBaseUrl)) throw new AppError('forbidden', 'Invalid CSRF token');
 }
 
-/** POST sign-in, POST sign-in/confirm, GET session, POST sign-out (see ../contract.ts). */
+/** POST sign-in, POST sign-in/confirm, GET session, POST sign-out (see @promptpix/contracts, dashboard.ts). */
 export function signInRoutes(deps: GatewayDeps) {
   const router = Router();
 

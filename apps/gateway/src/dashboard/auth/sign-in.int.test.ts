@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { startTestService, type TestService } from '@promptpix/server/src/test-service';
-import { SESSION_COOKIE } from '../contract';
+import { SESSION_COOKIE } from '@promptpix/contracts';
 import { dashboardSessionFor } from '../testing';
 import { latestSignInLink, readOutbox, tokenOfLink, waitForSignInLink } from './outbox-reader';
 import { SIGN_IN_PER_ADDRESS, SIGN_IN_PER_IP } from './routes';

@@ -1,12 +1,17 @@
 /**
  * The dashboard's app shell and assets (./page-routes.ts): one HTML document for every
- * client-side route, with a strict CSP; the esbuild bundle with ETags and gzip; API paths untouched.
+ * client-side route, with a strict CSP; the built files (apps/dashboard, dist/dashboard/) under
+ * hashed names, cached for good, with ETags and gzip; API paths untouched.
  */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { get, type IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import request from 'supertest';
 import { startTestService, type TestService } from '@promptpix/server/src/test-service';
-import { dashboardCsp } from './page-routes';
+import { dashboardCsp, dashboardPageRoutes } from './page-routes';
 
 jest.setTimeout(90_000);
 
@@ -41,8 +46,8 @@ describe('the dashboard app shell', () => {
     expect(csp).toMatch(/img-src 'self' data: blob:/);
     expect(csp).not.toContain('unsafe-inline');
     expect(res.text).toContain('<div id="app">');
-    expect(res.text).toMatch(/<script defer src="\/dashboard\/assets\/app\.js\?v=[\w-]{22}"><\/script>/);
-    expect(res.text).toMatch(/<link rel="stylesheet" href="\/dashboard\/assets\/app\.css\?v=[\w-]{22}">/);
+    expect(res.text).toMatch(/<script defer src="\/dashboard\/assets\/app\.[0-9a-f]{16}\.js"><\/script>/);
+    expect(res.text).toMatch(/<link rel="stylesheet" href="\/dashboard\/assets\/app\.[0-9a-f]{16}\.css">/);
     // No inline script or style: the CSP would block them.
     expect(res.text).not.toMatch(/<script>(?!<)/);
     expect(res.text).not.toMatch(/<style|style="/);
@@ -67,43 +72,72 @@ describe('the dashboard app shell', () => {
 });
 
 describe.each([
-  ['app.js', /^text\/javascript; charset=utf-8$/],
-  ['app.css', /^text\/css; charset=utf-8$/],
-])('GET /dashboard/assets/%s', (file, type) => {
-  it('is served with its type, a strong ETag, 304 on revalidation, and gzip when accepted', async () => {
-    const plain = await request(service.baseUrl).get(`/dashboard/assets/${file}`).set('Accept-Encoding', 'identity');
+  ['app.js', 'js', /^text\/javascript; charset=utf-8$/],
+  ['app.css', 'css', /^text\/css; charset=utf-8$/],
+])('the built %s', (entry, ext, type) => {
+  /** The hashed file the shell links, e.g. /dashboard/assets/app.3f9a1c0d5e7b2a48.js. */
+  const linked = async () => {
+    const shell = await request(service.baseUrl).get('/dashboard');
+    const path = new RegExp(`/dashboard/assets/app\\.[0-9a-f]{16}\\.${ext}`).exec(shell.text)?.[0];
+    expect(path).toBeDefined();
+    return path!;
+  };
+
+  it('is served under its hashed name with its type, cached for good, a strong ETag, 304 on revalidation, and gzip when accepted', async () => {
+    const path = await linked();
+    const hash = /\.([0-9a-f]{16})\./.exec(path)![1];
+    const plain = await request(service.baseUrl).get(path).set('Accept-Encoding', 'identity');
     expect(plain.status).toBe(200);
     expect(plain.headers['content-type']).toMatch(type);
+    expect(plain.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.headers.vary).toContain('Accept-Encoding');
     const etag = plain.headers.etag;
-    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    expect(etag).toBe(`"${hash}"`);
     const body = Buffer.from(plain.text ?? '', 'utf8');
     expect(body.length).toBeGreaterThan(1000);
+    // The name is the content's hash.
+    expect(createHash('sha256').update(body).digest('hex').slice(0, 16)).toBe(hash);
 
-    const again = await request(service.baseUrl).get(`/dashboard/assets/${file}`).set('Accept-Encoding', 'identity').set('If-None-Match', etag);
+    const again = await request(service.baseUrl).get(path).set('Accept-Encoding', 'identity').set('If-None-Match', etag);
     expect(again.status).toBe(304);
 
-    const gz = await raw(`${service.baseUrl}/dashboard/assets/${file}`, { 'Accept-Encoding': 'gzip, deflate' });
+    const gz = await raw(`${service.baseUrl}${path}`, { 'Accept-Encoding': 'gzip, deflate' });
     expect(gz.status).toBe(200);
     expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(gz.headers.etag).toBe(etag.replace(/"$/, '-gz"'));
     expect(gunzipSync(gz.body).toString('utf8')).toBe(plain.text);
     expect(gz.body.length).toBeLessThan(body.length / 2);
-    const gz304 = await raw(`${service.baseUrl}/dashboard/assets/${file}`, { 'Accept-Encoding': 'gzip', 'If-None-Match': gz.headers.etag as string });
+    const gz304 = await raw(`${service.baseUrl}${path}`, { 'Accept-Encoding': 'gzip', 'If-None-Match': gz.headers.etag as string });
     expect(gz304.status).toBe(304);
 
-    // The shell's versioned URL may be cached for good; the bare URL revalidates.
-    const shell = await request(service.baseUrl).get('/dashboard');
-    const versioned = new RegExp(`/dashboard/assets/${file.replace('.', '\\.')}\\?v=([\\w-]{22})`).exec(shell.text)?.[1];
-    expect(`"${versioned}"`).toBe(etag);
-    const immutable = await request(service.baseUrl).get(`/dashboard/assets/${file}?v=${versioned}`).set('Accept-Encoding', 'identity');
-    expect(immutable.headers['cache-control']).toContain('immutable');
-    expect(plain.headers['cache-control']).toBe('no-cache');
+    // The entry's plain name serves the same file and revalidates.
+    const bare = await request(service.baseUrl).get(`/dashboard/assets/${entry}`).set('Accept-Encoding', 'identity');
+    expect(bare.status).toBe(200);
+    expect(bare.headers['cache-control']).toBe('no-cache');
+    expect(bare.headers.etag).toBe(etag);
+    // Another hash is not this build's: 404, not the shell.
+    const other = await request(service.baseUrl).get(`/dashboard/assets/app.0000000000000000.${ext}`);
+    expect(other.status).toBe(404);
+    expect(other.text).not.toContain('<div id="app">');
   });
 
   it('has no source of its own at another host', async () => {
-    const res = await request(service.baseUrl).get(`/dashboard/assets/${file}`).set('Accept-Encoding', 'identity');
+    const res = await request(service.baseUrl).get(await linked()).set('Accept-Encoding', 'identity');
     expect(res.text).not.toMatch(/https?:\/\/(?!www\.w3\.org)[a-z0-9.-]+\.[a-z]{2,}\//i);
+  });
+});
+
+describe('without the built files', () => {
+  it('the gateway stops at start, naming the command that makes them', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'promptpix-no-dashboard-'));
+    try {
+      expect(() => dashboardPageRoutes({ publicBaseUrl: 'https://pix.example.com', storage: { publicUrl: (k: string) => `https://pix.example.com/files/${k}` } as never }, empty)).toThrow(
+        /dashboard's built files are missing .*manifest\.json.*run `npm run build`/,
+      );
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { CharacterView, ImageDetail, JobProgressEvent, KeyView, PlaygroundAccepted, PlaygroundInput, PlaygroundMatch, StylesView } from '../../../contract';
+import type { CharacterView, ImageDetail, JobProgressEvent, KeyView, PlaygroundAccepted, PlaygroundInput, PlaygroundMatch, StylesView } from '@promptpix/contracts';
 import { api, fieldError } from '../api';
 import { BASE } from '../router';
 import { curlCommand, maskedKey, sdkCall } from '../playground-code';

@@ -3,7 +3,7 @@
  * state-changing request, 401 sends the browser to the sign-in page, and errors carry the API's
  * `{ error, details.fieldErrors }` for the form that sent them.
  */
-import type { SessionView } from '../../contract';
+import type { SessionView } from '@promptpix/contracts';
 import { BASE, navigate } from './router';
 
 const CSRF_HEADER = 'X-CSRF-Token';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { KeyLimitsInput, KeyLimitsView } from '../../../contract';
+import type { KeyLimitsInput, KeyLimitsView } from '@promptpix/contracts';
 import { api, fieldError } from '../api';
 import { BASE } from '../router';
 import { Card, CopyField, Field, FormError, Loaded, formatDate, toast, useAction, useResource } from '../ui';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ImageDetail, ImagePage, ImageSummary, PermalinkView, RegenerateAccepted, StylesView } from '../../../contract';
+import type { ImageDetail, ImagePage, ImageSummary, PermalinkView, RegenerateAccepted, StylesView } from '@promptpix/contracts';
 import { api, errorMessage, fieldError } from '../api';
 import { BASE, navigate } from '../router';
 import { Icon } from '../icons';

@@ -21,7 +21,7 @@ beforeAll(async () => {
   service = await startTestService('embedded', {
     MODEL_PROVIDER: 'comfyui',
     COMFYUI_BASE_URL: comfy.url,
-    COMFYUI_WORKFLOW: join(__dirname, '../../../../../docs/backends/comfyui-workflow.json'),
+    COMFYUI_WORKFLOW: join(__dirname, '../../../../docs/backends/comfyui-workflow.json'),
   });
   account = await service.createAccount();
   browser = await launchDashboardBrowser(service.baseUrl);

@@ -2,7 +2,7 @@
 import './app.css';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { SessionView } from '../../contract';
+import type { SessionView } from '@promptpix/contracts';
 import { ApiError, api, setSession } from './api';
 import { BASE, navigate, usePath } from './router';
 import { ConfirmHost, ErrorState, Link, ToastRegion } from './ui';

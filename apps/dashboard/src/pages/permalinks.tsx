@@ -1,4 +1,4 @@
-import type { PermalinkView } from '../../../contract';
+import type { PermalinkView } from '@promptpix/contracts';
 import { BASE } from '../router';
 import { Badge, Card, CopyField, EmptyState, Link, Loaded, PageHeader, formatDate, useResource } from '../ui';
 

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { FailedJobPage, FailedJobRetried, FailedJobView, UsageDay, UsageView } from '../../../contract';
+import type { FailedJobPage, FailedJobRetried, FailedJobView, UsageDay, UsageView } from '@promptpix/contracts';
 import { api } from '../api';
 import { BASE } from '../router';
 import { Card, ErrorAlert, Field, JobProgress, Link, Loaded, PageHeader, formatDate, formatNumber, useAction, useJob, useResource } from '../ui';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { CharacterInput, CharacterView, StylesView } from '../../../contract';
+import type { CharacterInput, CharacterView, StylesView } from '@promptpix/contracts';
 import { api, fieldError } from '../api';
 import { BASE } from '../router';
 import { Badge, Card, Dialog, EmptyState, Field, FormError, Loaded, PageHeader, confirmAndDelete, formatDate, toast, useAction, useResource } from '../ui';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { KeyCreated, KeyView } from '../../../contract';
+import type { KeyCreated, KeyView } from '@promptpix/contracts';
 import { api, errorMessage, fieldError } from '../api';
 import { forgetPublishableKey, parseDomains, rememberPublishableKey } from '../keys-store';
 import { BASE } from '../router';

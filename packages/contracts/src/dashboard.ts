@@ -1,6 +1,7 @@
 /**
- * The dashboard's JSON API, under /dashboard/api: the shapes the browser app (./web) reads and
- * the handlers (./auth, ./api) answer. Type-only, so the browser bundle carries none of it.
+ * The dashboard's JSON API, under /dashboard/api: the shapes the browser app (apps/dashboard)
+ * reads and the gateway's handlers (apps/gateway/src/dashboard: ./auth, ./api below) answer. The
+ * app imports types only, so its bundle carries none of this module.
  *
  * Authentication: the `pp_session` cookie (httpOnly, SameSite=Lax, Secure in production), set by
  * POST /dashboard/api/sign-in/confirm. Every request other than GET and HEAD also carries the
@@ -62,9 +63,8 @@
  *   GET    /dashboard/api/embed                               → EmbedView
  *   POST   /dashboard/api/preview   {prompt, style?}          → PreviewResult (one embed element, resolved as the page script would)
  */
-import type { GenerateBodyInput, InstantResult, JobView } from '@promptpix/contracts';
-
-export type { JobView };
+import type { GenerateBodyInput } from './generate';
+import type { InstantResult, JobView } from './responses';
 
 export const SESSION_COOKIE = 'pp_session';
 export const CSRF_HEADER = 'X-CSRF-Token';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { EmbedView, PreviewResult } from '../../../contract';
+import type { EmbedView, PreviewResult } from '@promptpix/contracts';
 import { api, fieldError } from '../api';
 import { rememberPublishableKey, rememberedPublishableKey } from '../keys-store';
 import { BASE } from '../router';

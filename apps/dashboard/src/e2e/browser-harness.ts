@@ -10,7 +10,7 @@ import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'p
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-export const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'test-artifacts');
+export const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'test-artifacts');
 
 /** A fetch the step makes fail on purpose: Chromium logs it as a console error, which is then expected. */
 export interface ExpectedResourceError {

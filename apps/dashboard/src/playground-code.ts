@@ -2,7 +2,7 @@
  * The public API call equal to what the playground just did, as curl and as the SDK, with the key
  * masked: the playground signs in with a session, and the dashboard never holds a clear key.
  */
-import type { PlaygroundInput } from '../../contract';
+import type { PlaygroundInput } from '@promptpix/contracts';
 
 /** The key shown in the samples: a secret key's stored prefix and an ellipsis, or a placeholder when the account has none. */
 export const maskedKey = (secretKeyPrefix: string | null): string => `${secretKeyPrefix ?? 'sk_live_'}…`;

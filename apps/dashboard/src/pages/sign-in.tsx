@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { SessionView, SignInRequested } from '../../../contract';
+import type { SessionView, SignInRequested } from '@promptpix/contracts';
 import { ApiError, api, errorMessage, fieldError } from '../api';
 import { BASE } from '../router';
 import { ErrorAlert, Field, Spinner, useAction } from '../ui';

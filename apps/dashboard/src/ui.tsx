@@ -1,7 +1,7 @@
 /** Shared building blocks of the dashboard pages: fields, dialogs, copy buttons, states, toasts. */
 import type { AnchorHTMLAttributes, ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
-import type { JobView } from '../../contract';
+import type { JobView } from '@promptpix/contracts';
 import { api, errorMessage, fieldError } from './api';
 import { onLinkClick } from './router';
 import { Icon, type IconName } from './icons';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { OwnStyleView, PresetStyleView, StyleInput, StylesView } from '../../../contract';
+import type { OwnStyleView, PresetStyleView, StyleInput, StylesView } from '@promptpix/contracts';
 import { api, fieldError } from '../api';
 import { BASE } from '../router';
 import { Icon } from '../icons';
