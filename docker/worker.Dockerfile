@@ -48,18 +48,18 @@ RUN version="$(node -p "require('./packages/models/package.json').devDependencie
  && node scripts/build-word-vectors.cjs --required --out /w/word-vectors.bin \
  && rm -rf node_modules ./*.tgz
 
-# The bundles (dist/*.js + source maps) and the dashboard's built files (dist/dashboard/: hashed
-# static files and manifest.json), built from the sources. The dashboard's sources (apps/dashboard)
-# and the browser library only they use (preact) stay in this stage: the runtime stage takes the
-# tree below without them. The other sources stay: the gateway bundles the page script from them
-# on first request (with esbuild, a production dependency), and the migrations are read from prisma/.
+# The bundles (dist/*.js + source maps), the dashboard's built files (dist/dashboard/: hashed
+# static files and manifest.json) and the page script (dist/service-client.js), built from the
+# sources. The dashboard's sources (apps/dashboard), the browser library only they use (preact)
+# and esbuild stay in this stage: the runtime stage takes the tree below without them, and runs no
+# bundler. The migrations are read from prisma/.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY --from=deps /app ./
 COPY . .
 COPY --from=word-vectors /w/word-vectors.bin packages/models/data/word-vectors.bin
 RUN node scripts/build.mjs \
- && rm -rf apps/dashboard node_modules/@promptpix/dashboard node_modules/preact
+ && rm -rf apps/dashboard node_modules/@promptpix/dashboard node_modules/preact node_modules/esbuild node_modules/@esbuild
 
 FROM ${NODE_IMAGE} AS runtime
 # MALLOC_ARENA_MAX: glibc otherwise gives each thread that allocates (libuv's pool running sharp,

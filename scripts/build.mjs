@@ -3,7 +3,8 @@
 // (@promptpix/*) and the generated Prisma client are bundled; third-party packages stay external
 // and load from node_modules (sharp, pg, Prisma's runtime, PGlite's wasm, bullmq's Lua scripts).
 // The dashboard's browser app (apps/dashboard) is built beside them into dist/dashboard/: static
-// files with hashed names and a manifest.json, which the gateway serves (it runs no esbuild).
+// files with hashed names and a manifest.json, which the gateway serves (it runs no esbuild); and
+// the page script (packages/embed-client) into dist/service-client.js (+ .gz).
 //
 // `--if-stale` (what `npm start` and the start:* scripts run first) rebuilds only when a source
 // file the last build read has changed or gone, or this script changed: a stat per input, a few ms.
@@ -17,6 +18,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { buildDashboard } from '../apps/dashboard/scripts/build.mjs';
+import { buildServiceClient, SERVICE_CLIENT_FILE } from '../packages/embed-client/scripts/build.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_OUTDIR = join(ROOT, 'dist');
@@ -32,7 +34,12 @@ export const ENTRIES = {
 };
 
 const posix = (path) => path.split('\\').join('/');
-const inputsOfBuild = () => [fileURLToPath(import.meta.url), join(ROOT, 'package.json'), join(ROOT, 'apps', 'dashboard', 'scripts', 'build.mjs')];
+const inputsOfBuild = () => [
+  fileURLToPath(import.meta.url),
+  join(ROOT, 'package.json'),
+  join(ROOT, 'apps', 'dashboard', 'scripts', 'build.mjs'),
+  join(ROOT, 'packages', 'embed-client', 'scripts', 'build.mjs'),
+];
 
 /** Why `outdir` needs a new build, or null when it is up to date. */
 export function staleReason(outdir = DEFAULT_OUTDIR) {
@@ -45,6 +52,7 @@ export function staleReason(outdir = DEFAULT_OUTDIR) {
   }
   for (const name of Object.keys(ENTRIES)) if (!existsSync(join(outdir, `${name}.js`))) return `${name}.js missing`;
   if (!existsSync(join(outdir, 'dashboard', 'manifest.json'))) return 'dashboard/manifest.json missing';
+  if (!existsSync(join(outdir, SERVICE_CLIENT_FILE))) return `${SERVICE_CLIENT_FILE} missing`;
   if (JSON.stringify(stamp.entries) !== JSON.stringify(ENTRIES)) return 'entry points changed';
   for (const file of stamp.inputs) {
     const path = join(ROOT, file);
@@ -63,8 +71,7 @@ const thirdPartyExternal = {
 };
 
 /**
- * Our sources find files next to themselves (the migrations, the page script's sources the gateway
- * bundles on first request, package.json). In a bundle `__dirname` would be dist/, so each of our
+ * Our sources find files next to themselves (the migrations, package.json). In a bundle `__dirname` would be dist/, so each of our
  * modules that uses it gets its own, pointing back at its source folder (relative to the bundle,
  * so a moved checkout or a Docker image still resolves).
  */
@@ -85,7 +92,7 @@ const sourceDirname = (outdir) => ({
 
 export async function buildAll(outdir = DEFAULT_OUTDIR) {
   const started = Date.now();
-  const [result, dashboard] = await Promise.all([
+  const [result, dashboard, serviceClient] = await Promise.all([
     build({
       absWorkingDir: ROOT,
       entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, entry]) => [name, entry])),
@@ -103,8 +110,9 @@ export async function buildAll(outdir = DEFAULT_OUTDIR) {
       logLevel: 'warning',
     }),
     buildDashboard(join(outdir, 'dashboard')),
+    buildServiceClient(outdir),
   ]);
-  const inputs = [...new Set([...Object.keys(result.metafile.inputs).map((p) => posix(p)), ...dashboard.inputs, ...inputsOfBuild().map((p) => posix(relative(ROOT, p)))])].sort();
+  const inputs = [...new Set([...Object.keys(result.metafile.inputs).map((p) => posix(p)), ...dashboard.inputs, ...serviceClient.inputs, ...inputsOfBuild().map((p) => posix(relative(ROOT, p)))])].sort();
   mkdirSync(outdir, { recursive: true });
   writeFileSync(stampOf(outdir), JSON.stringify({ builtAtMs: started, entries: ENTRIES, inputs }, null, 1) + '\n');
   return { ms: Date.now() - started, inputs: inputs.length };

@@ -1,16 +1,28 @@
-import { buildServiceClient, serviceClientBundle } from './bundle';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { loadServiceClient, ServiceClientNotBuiltError } from './bundle';
 
-describe('the page script bundle', () => {
-  it('is one minified, self-contained script under 5 KB gzipped', async () => {
-    const bundle = await buildServiceClient();
-    expect(bundle.code.startsWith('"use strict";(()=>{')).toBe(true);
-    expect(bundle.code).not.toMatch(/\brequire\(|\bimport\s*[({]|\bexport\s/);
-    expect(bundle.gzip.length).toBeLessThan(5 * 1024);
+describe('the built page script, as the gateway reads it', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'promptpix-client-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is the built file, its gzip form and a strong validator of its content', () => {
+    writeFileSync(join(dir, 'service-client.js'), '"use strict";(()=>{})();');
+    writeFileSync(join(dir, 'service-client.js.gz'), gzipSync('"use strict";(()=>{})();'));
+    const bundle = loadServiceClient(dir);
+    expect(bundle.code).toBe('"use strict";(()=>{})();');
     expect(bundle.hash).toMatch(/^[\w-]{22}$/);
+    writeFileSync(join(dir, 'service-client.js'), '"use strict";(()=>{1})();');
+    expect(loadServiceClient(dir).hash).not.toBe(bundle.hash);
   });
 
-  it('is built once per process', async () => {
-    const first = await serviceClientBundle();
-    expect(await serviceClientBundle()).toBe(first);
+  it('is missing before `npm run build`, and says so', () => {
+    expect(() => loadServiceClient(dir)).toThrow(ServiceClientNotBuiltError);
+    expect(() => loadServiceClient(dir)).toThrow(/npm run build/);
   });
 });

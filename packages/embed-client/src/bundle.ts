@@ -1,12 +1,11 @@
 /**
- * Builds the page script (browser/main.ts) into one minified IIFE with esbuild, in memory.
- * The gateway calls this on the first request for /service-client.js and keeps the result for
- * the life of the process, so `npm install` + `npm start` is all a deployment needs: no build
- * step, no generated file to keep in sync with the source.
+ * The page script as `npm run build` wrote it (packages/embed-client/scripts/build.mjs):
+ * dist/service-client.js and its gzip form, read once per process. The gateway runs no esbuild;
+ * missing files are an error at start, naming the command that makes them.
  */
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 export interface ServiceClientBundle {
   code: string;
@@ -15,35 +14,32 @@ export interface ServiceClientBundle {
   hash: string;
 }
 
-/** Browsers the script targets: ES2020 syntax (Chrome 80, Firefox 74, Safari 14; `??=` is lowered); fetch keepalive and IntersectionObserver are feature-checked or harmless when missing. */
-export const BROWSER_TARGET = ['es2020'];
+/** Defined by scripts/build.mjs's banner in a bundle: the folder of the running dist/<app>.js. */
+declare const __bundleDir: string | undefined;
 
-export async function buildServiceClient(): Promise<ServiceClientBundle> {
-  // esbuild's JavaScript API is loaded at the first build, not at start (a few MB resident).
-  const { build } = require('esbuild') as typeof import('esbuild');
-  const result = await build({
-    entryPoints: [join(__dirname, 'browser', 'main.ts')],
-    bundle: true,
-    write: false,
-    minify: true,
-    format: 'iife',
-    platform: 'browser',
-    target: BROWSER_TARGET,
-    legalComments: 'none',
-    charset: 'utf8',
-    logLevel: 'silent',
-  });
-  const code = result.outputFiles[0].text;
-  return { code, gzip: gzipSync(code, { level: 9 }), hash: createHash('sha256').update(code).digest('base64url').slice(0, 22) };
+/** dist/: beside the bundle that runs (`npm start`, the images), or the checkout's when the sources run (tests). */
+export const DEFAULT_BUILD_DIR = typeof __bundleDir === 'string' ? __bundleDir : resolve(__dirname, '../../../dist');
+
+export class ServiceClientNotBuiltError extends Error {
+  constructor(dir: string, cause: unknown) {
+    super(`the page script's built file is missing or unreadable in ${dir} (${(cause as Error).message}); run \`npm run build\` (npm install runs it too)`, { cause });
+  }
 }
 
-let cached: Promise<ServiceClientBundle> | undefined;
+export function loadServiceClient(dir = DEFAULT_BUILD_DIR): ServiceClientBundle {
+  try {
+    const code = readFileSync(join(dir, 'service-client.js'), 'utf8');
+    const gzip = readFileSync(join(dir, 'service-client.js.gz'));
+    return { code, gzip, hash: createHash('sha256').update(code).digest('base64url').slice(0, 22) };
+  } catch (error) {
+    throw new ServiceClientNotBuiltError(dir, error);
+  }
+}
 
-/** The bundle, built once per process; a failed build is retried on the next call. */
-export function serviceClientBundle(): Promise<ServiceClientBundle> {
-  cached ??= buildServiceClient().catch((error: unknown) => {
-    cached = undefined;
-    throw error;
-  });
-  return cached;
+let loaded: ServiceClientBundle | undefined;
+
+/** The built page script, read on the first call and kept for the life of the process. */
+export function serviceClientBundle(): ServiceClientBundle {
+  loaded ??= loadServiceClient();
+  return loaded;
 }

@@ -1,1 +1,1 @@
-export { buildServiceClient, serviceClientBundle, type ServiceClientBundle } from './bundle';
+export { loadServiceClient, serviceClientBundle, ServiceClientNotBuiltError, type ServiceClientBundle } from './bundle';

@@ -74,6 +74,17 @@ it('builds the dashboard to static files with hashed names, each with its gzip f
   expect(js).not.toContain('jsxImportSource');
 });
 
+it('builds the page script to one minified, self-contained file under 5 KB gzipped; no service bundle loads esbuild', () => {
+  const code = readFileSync(join(out, 'service-client.js'), 'utf8');
+  expect(code.startsWith('"use strict";(()=>{')).toBe(true);
+  expect(code).not.toMatch(/\brequire\(|\bimport\s*[({]|\bexport\s/);
+  const gzip = readFileSync(join(out, 'service-client.js.gz'));
+  expect(gzip.length).toBeLessThan(5 * 1024);
+  expect(gunzipSync(gzip).toString('utf8')).toBe(code);
+  // The gateway serves built files: esbuild is a build tool, never loaded at run time.
+  for (const name of BUNDLES) expect(readFileSync(join(out, `${name}.js`), 'utf8')).not.toMatch(/require\("esbuild"\)/);
+});
+
 it('runs on plain node: the admin CLI answers, and migrate applies the migrations to a fresh PGlite database', () => {
   const help = runBundle('admin', ['--help']);
   expect(help.status).toBe(0);

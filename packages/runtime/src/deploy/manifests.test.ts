@@ -89,7 +89,8 @@ describe('Dockerfiles', () => {
     const buildRuns = buildStage.instructions.map((i) => `${i.keyword} ${i.args}`);
     const buildAt = buildRuns.findIndex((i) => i.startsWith(`RUN ${scripts.build} `) || i === `RUN ${scripts.build}`);
     expect(buildAt).toBeGreaterThan(buildRuns.findLastIndex((i) => i.startsWith('COPY ')));
-    expect(buildRuns[buildAt]).toMatch(/&& rm -rf apps\/dashboard node_modules\/@promptpix\/dashboard node_modules\/preact$/);
+    // The runtime stage takes the build stage without the dashboard's sources, its browser library or the bundler.
+    expect(buildRuns[buildAt]).toMatch(/&& rm -rf apps\/dashboard node_modules\/@promptpix\/dashboard node_modules\/preact node_modules\/esbuild node_modules\/@esbuild$/);
     const runs = final.instructions.map((i) => `${i.keyword} ${i.args}`);
     expect(runs.filter((i) => i.startsWith('COPY '))).toEqual(['COPY --from=build /app ./']);
     expect(runs.filter((i) => i.startsWith('RUN '))).toEqual([]);

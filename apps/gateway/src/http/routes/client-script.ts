@@ -4,16 +4,17 @@ import type { GatewayDeps } from '../../deps';
 import { sendPrebuilt } from '../send-prebuilt';
 
 /**
- * GET /service-client.js: the page script (packages/embed-client), bundled and minified with
- * esbuild in memory on the first request and kept for the life of the process. Served gzipped to
- * clients that accept it, with a strong ETag per representation and five minutes of caching, so a
- * new deployment reaches pages within five minutes.
+ * GET /service-client.js: the page script (packages/embed-client), built by `npm run build` and
+ * read when the gateway starts (a missing build stops it there). Served gzipped to clients that
+ * accept it, with a strong ETag per representation and five minutes of caching, so a new
+ * deployment reaches pages within five minutes.
  */
-export const clientScriptRoutes = (_deps: GatewayDeps) =>
-  Router().get('/service-client.js', async (req, res) => {
-    const bundle = await serviceClientBundle();
+export const clientScriptRoutes = (_deps: GatewayDeps) => {
+  const bundle = serviceClientBundle();
+  return Router().get('/service-client.js', (req, res) => {
     // Any site may load it, also pages that isolate themselves (COEP) or load it with crossorigin/SRI.
     res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
     res.setHeader('Access-Control-Allow-Origin', '*');
     sendPrebuilt(req, res, { body: bundle.code, gzip: bundle.gzip, hash: bundle.hash }, 'text/javascript; charset=utf-8', 'public, max-age=300');
   });
+};
