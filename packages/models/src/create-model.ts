@@ -1,4 +1,4 @@
-import type { ImageModel } from '@promptpix/core/src/ports/model';
+import type { ImageModel } from '@promptpix/core';
 import { createProceduralModel } from './procedural';
 import { createA1111Model, createOpenAIModel, createReplicateModel, type A1111ModelConfig, type OpenAIModelConfig, type ReplicateModelConfig } from './providers';
 import { createComfyUIModel, type ComfyUIModelConfig } from './providers/comfyui';

@@ -5,9 +5,9 @@
  */
 import Redis from 'ioredis';
 import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
-import { JobHandedBackError, type GenerationJobPayload, type GenerationQueue, type JobAttempt } from '@promptpix/core/src/ports/queue';
+import { JobHandedBackError, type GenerationJobPayload, type GenerationQueue, type JobAttempt } from '@promptpix/core';
 import { createBullGenerationQueue } from './bullmq-queue';
-import { deferred, deleteKeysWithPrefix, waitFor } from './test-helpers';
+import { deferred, deleteKeysWithPrefix, waitFor } from './testing';
 
 jest.setTimeout(30_000);
 

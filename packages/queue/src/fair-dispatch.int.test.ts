@@ -9,7 +9,7 @@ import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
 import type { GenerationQueue } from '@promptpix/core';
 import { createBullGenerationQueue, type BullGenerationQueueOptions } from './bullmq-queue';
 import { createFairDispatch } from './fair-dispatch';
-import { deleteKeysWithPrefix, waitFor } from './test-helpers';
+import { deleteKeysWithPrefix, waitFor } from './testing';
 
 const prefix = testRedisPrefix().replace(/:$/, '');
 let queueNumber = 0;

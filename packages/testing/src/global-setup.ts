@@ -1,11 +1,11 @@
 /**
  * Jest global setup for integration tests: PostgreSQL and Redis must be reachable (a missing
  * server is a failure, never a silent skip); then the migrated template databases that every test
- * file copies are built once, before any worker starts (see packages/db/src/test-templates.ts).
+ * file copies are built once, before any worker starts (see packages/db/src/testing/templates.ts).
  */
 import { Client } from 'pg';
 import Redis from 'ioredis';
-import { prepareTestTemplates } from '@promptpix/db/src/test-templates';
+import { prepareTestTemplates } from '@promptpix/db/testing';
 import { TEST_POSTGRES, TEST_REDIS_URL } from './servers';
 
 export default async function globalSetup(): Promise<void> {

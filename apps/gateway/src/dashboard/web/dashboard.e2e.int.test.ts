@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { Locator, Page } from 'playwright-core';
-import { startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestService } from '@promptpix/server/testing';
 import { latestSignInLink, waitForSignInLink } from '../auth/outbox-reader';
 import { cspViolations, expectAccessible, launchDashboardBrowser, screenshot, type DashboardBrowser } from './browser-harness';
 
