@@ -4,7 +4,7 @@
  * behind each number is in that page's table.
  */
 import type { BackendLimits } from '@promptpix/core';
-import type { ModelProvider } from './create-model';
+import type { ModelProvider } from './model-providers';
 
 /** What an operator may set per model (the models file) or for every model (MODEL_* variables). */
 export interface BackendLimitSettings {
