@@ -8,7 +8,7 @@
  */
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { startTestService } from '@promptpix/server/src/test-service';
+import { startTestService } from '@promptpix/server/testing';
 
 const REQUESTS = Number(process.env.ABUSE_REQUESTS ?? 6);
 const INFLATED_BYTES = 95 * 1024 * 1024;

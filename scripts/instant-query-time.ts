@@ -10,9 +10,9 @@
  */
 import { createInstantService, createLibraryIndexer } from '@promptpix/core';
 import { createLibraryRepository } from '@promptpix/db';
-import { bothDatabases } from '@promptpix/db/src/testing';
+import { bothDatabases } from '@promptpix/db/testing';
 import { createEmbeddedEmbedder } from '@promptpix/models';
-import { EVAL_SUBJECTS } from '@promptpix/testing/src/instant-eval-set';
+import { EVAL_SUBJECTS } from '@promptpix/testing/instant-eval-set';
 import { corpusPrompts } from '../bench/src/scenarios/library-corpus';
 
 const N = Number(process.env.N ?? 1000);

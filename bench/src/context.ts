@@ -1,6 +1,6 @@
 import type { operatorApi, publicApi } from './api';
-import type { Counting } from './count';
 import type { Stack } from './stack';
+import type { Counter, PgCounts, RedisCounts } from './wire';
 
 export interface BenchConfig {
   /** Measured seconds of each HTTP scenario. */
@@ -17,6 +17,13 @@ export interface BenchConfig {
   scenarios: Set<string> | null;
   profile: boolean;
   replaySeconds: number;
+}
+
+/** The counting gateway and the proxies its connections pass (count.ts). */
+export interface Counting {
+  baseUrl: string;
+  pg: Counter<PgCounts>;
+  redis: Counter<RedisCounts>;
 }
 
 export interface Ctx {

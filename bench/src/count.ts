@@ -3,16 +3,10 @@
  * through a second gateway whose connections pass the counting proxies (wire.ts). Background
  * work a request causes later (buffered analytics writes) is waited for and included.
  */
-import type { Ctx } from './context';
+import type { Counting, Ctx } from './context';
 import type { LoadTarget, RequestShape } from './load';
 import { sleep } from './proc';
-import { startPgCounter, startRedisCounter, type Counter, type PgCounts, type RedisCounts } from './wire';
-
-export interface Counting {
-  baseUrl: string;
-  pg: Counter<PgCounts>;
-  redis: Counter<RedisCounts>;
-}
+import { startPgCounter, startRedisCounter } from './wire';
 
 export interface WireCost {
   requests: number;

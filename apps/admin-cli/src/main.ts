@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { adminTokenPath } from '@promptpix/runtime/src/admin-token';
+import { adminTokenPath } from '@promptpix/runtime/admin-token';
 import { toApiCall, UsageError, USAGE } from './commands';
 
 function adminToken(): string | undefined {

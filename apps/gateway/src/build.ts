@@ -1,9 +1,9 @@
 import { createCacheMemo, createGroupCommit, createEmbedResolver, createGenerationService, createInstantService, createJobCancellation, createKeyCache, createPermalinkCache, createPromptSafety, createRecentQuota, createStyleResolver, memoizePromptSafety, newId, type CacheKey } from '@promptpix/core';
 import { isStatementRefused, type CacheLookupWithClaim } from '@promptpix/db';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
-import { infrastructureDependencies, reportDependencyHealth } from '@promptpix/runtime/src/dependency-status';
-import { createLifecycle, type Lifecycle } from '@promptpix/runtime/src/lifecycle';
-import { instrumentGenerations, reportCacheBytes } from '@promptpix/runtime/src/metrics';
+import { infrastructureDependencies, reportDependencyHealth } from '@promptpix/runtime/dependency-status';
+import { createLifecycle, type Lifecycle } from '@promptpix/runtime/lifecycle';
+import { instrumentGenerations, reportCacheBytes } from '@promptpix/runtime/metrics';
 import type { GatewayDeps } from './deps';
 import { createLastUsedRecorder } from './http/key-last-used';
 import { createBudgetHitRecorder } from './http/budget-hits';

@@ -3,9 +3,9 @@ import type { CacheKey, CachedImage, EmbedResolver, EventRecorder, InvalidationB
 import type { FailedJobRepository } from '@promptpix/db';
 import type { AccountRepository, ApiKeyRepository, CharacterRepository, DashboardSessionRepository, SignInLinkRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository, WebhookRepository } from '@promptpix/db';
 import type { Config, Logger } from '@promptpix/runtime';
-import type { DependencyStatus } from '@promptpix/runtime/src/dependency-status';
-import type { Lifecycle } from '@promptpix/runtime/src/lifecycle';
-import type { Metrics } from '@promptpix/runtime/src/metrics';
+import type { DependencyStatus } from '@promptpix/runtime/dependency-status';
+import type { Lifecycle } from '@promptpix/runtime/lifecycle';
+import type { Metrics } from '@promptpix/runtime/metrics';
 import type { OpenStreams } from './http/open-streams';
 import type { ServedModels } from './http/model-choice';
 

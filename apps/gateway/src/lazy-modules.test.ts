@@ -19,9 +19,9 @@ export * from './apps/gateway/src/app';
 export * from './apps/gateway/src/build';
 export * from './apps/gateway/src/style-previews';
 export * from '@promptpix/runtime';
-export * from '@promptpix/runtime/src/process';
+export * from '@promptpix/runtime/process';
 export { encodeImage } from '@promptpix/models';
-export { createOutboxMailer } from '@promptpix/runtime/src/mail/mailer';
+export { createOutboxMailer } from '@promptpix/runtime/mail';
 `;
 
 /** Run by plain node: loads the bundle, encodes an image, writes a mail; prints what was loaded at each step. */

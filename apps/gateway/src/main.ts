@@ -1,7 +1,7 @@
 /** Production gateway process: HTTP API in front of PostgreSQL, Redis and the queue. */
 import { createLogger, loadConfig, openInfrastructure, requireSplitDeployment } from '@promptpix/runtime';
-import { createLifecycle } from '@promptpix/runtime/src/lifecycle';
-import { listen, runProcess } from '@promptpix/runtime/src/process';
+import { createLifecycle } from '@promptpix/runtime/lifecycle';
+import { listen, runProcess } from '@promptpix/runtime/process';
 import { createApp } from './app';
 import { buildGatewayDeps } from './build';
 import { startStylePreviews } from './style-previews';

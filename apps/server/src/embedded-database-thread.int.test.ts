@@ -3,7 +3,7 @@
  * own: a long statement there must not hold up the HTTP server. With PGlite on the server's thread
  * (the default), every request waits until the statement has finished.
  */
-import { startTestService, type TestService } from './test-service';
+import { startTestService, type TestService } from './testing';
 
 let service: TestService;
 

@@ -9,8 +9,8 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { TransientModelError } from '@promptpix/core';
-import { dashboardSessionFor } from '@promptpix/gateway/src/dashboard/testing';
-import { SHAPES, startTestService, TEST_ADMIN_TOKEN, type TestAccount, type TestService } from './test-service';
+import { dashboardSessionFor } from '@promptpix/gateway/testing';
+import { SHAPES, startTestService, TEST_ADMIN_TOKEN, type TestAccount, type TestService } from './testing';
 
 jest.setTimeout(90_000);
 

@@ -9,9 +9,9 @@ import { resolve } from 'node:path';
 import winston from 'winston';
 import type { ImageModel } from '@promptpix/core';
 import { createLogger } from '@promptpix/runtime';
-import { startWorkers } from '@promptpix/worker/src/worker';
+import { startWorkers } from '@promptpix/worker';
 import { firstSseEvent, until } from '@promptpix/testing';
-import { SHAPES, startTestService, type TestAccount, type TestService } from './test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from './testing';
 
 const ROOT = resolve(__dirname, '../../..');
 const quietLogger = () => createLogger({ level: 'error', format: 'json', service: 'fair-queue-test', transports: [new winston.transports.Console({ silent: true })] });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import { freePort, TEST_POSTGRES, testRedisPrefix, until } from '@promptpix/testing';
-import { startTestService, type TestAccount, type TestService } from './test-service';
+import { startTestService, type TestAccount, type TestService } from './testing';
 
 /** Whether a Redis answers PING on this port now. */
 const answersPing = (port: number) =>

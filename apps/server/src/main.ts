@@ -3,14 +3,14 @@
  * and job store, images on local disk under DATA_DIR). Any of DATABASE_URL, REDIS_URL or
  * S3_BUCKET switches that part to its production adapter.
  */
-import { createApp } from '@promptpix/gateway/src/app';
-import { buildGatewayDeps } from '@promptpix/gateway/src/build';
-import { startStylePreviews } from '@promptpix/gateway/src/style-previews';
-import { startWorkers } from '@promptpix/worker/src/worker';
+import { createApp } from '@promptpix/gateway';
+import { buildGatewayDeps } from '@promptpix/gateway';
+import { startStylePreviews } from '@promptpix/gateway';
+import { startWorkers } from '@promptpix/worker';
 import { releaseSchemaEngine } from '@promptpix/db';
 import { createLogger, ensureAdminToken, loadConfig, openInfrastructure } from '@promptpix/runtime';
-import { createLifecycle } from '@promptpix/runtime/src/lifecycle';
-import { listen, runProcess } from '@promptpix/runtime/src/process';
+import { createLifecycle } from '@promptpix/runtime/lifecycle';
+import { listen, runProcess } from '@promptpix/runtime/process';
 
 runProcess('server', async () => {
   const config = loadConfig();

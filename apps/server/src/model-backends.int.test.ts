@@ -15,8 +15,8 @@ import {
   type FakeComfyUIServer,
   type FakeProviderServer,
   type FakeReplicateBehaviour,
-} from '@promptpix/testing/src/fake-providers';
-import { SHAPES, startTestService, type TestAccount, type TestService } from './test-service';
+} from '@promptpix/testing/fake-providers';
+import { SHAPES, startTestService, type TestAccount, type TestService } from './testing';
 
 const SAMPLE_WORKFLOW = join(__dirname, '../../../docs/backends/comfyui-workflow.json');
 const REPLICATE_TOKEN = 'r8_e2e_token_0123456789';

@@ -8,8 +8,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeA1111, startFakeOpenAI, times, type FakeA1111Behaviour, type FakeOpenAIBehaviour, type FakeProviderServer } from '@promptpix/testing/src/fake-providers';
-import { SHAPES, startTestService, type TestAccount, type TestService } from './test-service';
+import { startFakeA1111, startFakeOpenAI, times, type FakeA1111Behaviour, type FakeOpenAIBehaviour, type FakeProviderServer } from '@promptpix/testing/fake-providers';
+import { SHAPES, startTestService, type TestAccount, type TestService } from './testing';
 import { until } from '@promptpix/testing';
 
 jest.setTimeout(90_000);

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import { latestSignInLink, tokenOfLink } from '@promptpix/gateway/src/dashboard/auth/outbox-reader';
+import { latestSignInLink, tokenOfLink } from '@promptpix/gateway/testing';
 import { freePort, createTestDatabase, startTestS3, TEST_REDIS_URL, testRedisPrefix, type TestDatabase, type TestS3 } from '@promptpix/testing';
 
 const ROOT = resolve(__dirname, '../../..');

@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { addressRefusal, newWebhookSecret, type ImageModel } from '@promptpix/core';
-import { SHAPES, startTestService, type TestAccount, type TestService } from './test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from './testing';
 
 jest.setTimeout(60_000);
 

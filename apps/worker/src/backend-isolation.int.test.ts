@@ -13,8 +13,8 @@ import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { startTestService, SHAPES, type Shape, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
-import { startFakeA1111, times, type FakeA1111Behaviour, type FakeProviderServer } from '@promptpix/testing/src/fake-providers';
+import { startTestService, SHAPES, type Shape, type TestAccount, type TestService } from '@promptpix/server/testing';
+import { startFakeA1111, times, type FakeA1111Behaviour, type FakeProviderServer } from '@promptpix/testing/fake-providers';
 import { startFaultProxy, startWorkerProcess, until, type FaultProxy, type ServiceProcess } from '@promptpix/testing';
 
 jest.setTimeout(240_000);

@@ -7,8 +7,8 @@
  * object (decodable, of the size asked for), the quota counted once, one completion.
  */
 import sharp from 'sharp';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
-import { startFakeA1111, type FakeA1111Behaviour, type FakeProviderServer } from '@promptpix/testing/src/fake-providers';
+import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
+import { startFakeA1111, type FakeA1111Behaviour, type FakeProviderServer } from '@promptpix/testing/fake-providers';
 import {
   startFaultProxy,
   startWorkerProcess,

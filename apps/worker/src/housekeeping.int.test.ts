@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import winston from 'winston';
 import { createDashboardSessionRepository, createFailedJobRepository, createSignInLinkRepository, createWebhookRepository, type Database } from '@promptpix/db';
-import { bothDatabases } from '@promptpix/db/src/testing';
+import { bothDatabases } from '@promptpix/db/testing';
 import { createLogger } from '@promptpix/runtime';
 import { housekeepingTasks, startHousekeeping, type HousekeepingTask } from './housekeeping';
 

@@ -1,9 +1,9 @@
 /** Production worker process: consumes BullMQ generation jobs. */
 import { createLogger, loadConfig, openInfrastructure, requireSplitDeployment } from '@promptpix/runtime';
-import { infrastructureDependencies, reportDependencyHealth } from '@promptpix/runtime/src/dependency-status';
-import { createLifecycle } from '@promptpix/runtime/src/lifecycle';
-import { startOpsServer } from '@promptpix/runtime/src/metrics';
-import { runProcess } from '@promptpix/runtime/src/process';
+import { infrastructureDependencies, reportDependencyHealth } from '@promptpix/runtime/dependency-status';
+import { createLifecycle } from '@promptpix/runtime/lifecycle';
+import { startOpsServer } from '@promptpix/runtime/metrics';
+import { runProcess } from '@promptpix/runtime/process';
 import { startWorkers } from './worker';
 
 runProcess('worker', async () => {

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { createBackendBulkhead, createJobCancellation, type QueueConsumer } from '@promptpix/core';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
-import { instrumentGenerationJobs, instrumentModel, reportCallsInFlight } from '@promptpix/runtime/src/metrics';
+import { instrumentGenerationJobs, instrumentModel, reportCallsInFlight } from '@promptpix/runtime/metrics';
 import { housekeepingTasks, startHousekeeping, startLibraryIndexing } from './housekeeping';
 import { createCharacterReferences } from './processors/character-references';
 import { createGenerationProcessor } from './processors/generation';

@@ -12,9 +12,9 @@ import { countWire, type WireCost } from '../count';
 import { runAutocannon, type LoadTarget } from '../load';
 import { measure, type Measurement } from '../measure';
 import { normalizePrompt } from '@promptpix/core';
-import { nearestLibraryImageSql } from '@promptpix/db/src/repositories/library';
+import { nearestLibraryImageSql } from '@promptpix/db';
 import { createEmbeddedEmbedder } from '@promptpix/models';
-import { EVAL_SUBJECTS } from '@promptpix/testing/src/instant-eval-set';
+import { EVAL_SUBJECTS } from '@promptpix/testing/instant-eval-set';
 import { corpusPrompts } from './library-corpus';
 
 /** What callers type: the evaluation set's paraphrases (the tuning split's 110, as in earlier runs). */

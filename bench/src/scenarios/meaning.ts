@@ -8,14 +8,14 @@
  */
 import { normalizePrompt, type PromptEmbedder } from '@promptpix/core';
 import { createLibraryRepository, type Database } from '@promptpix/db';
-import { bothDatabases } from '@promptpix/db/src/testing';
-import { Prisma } from '@promptpix/db/src/generated/client';
-import { nearestLibraryImageSql, type LibraryQuery } from '@promptpix/db/src/repositories/library';
+import { bothDatabases } from '@promptpix/db/testing';
+import { Prisma } from '@promptpix/db';
+import { nearestLibraryImageSql, type LibraryQuery } from '@promptpix/db';
 import { createLibraryIndexer } from '@promptpix/core';
 import { createEmbeddedEmbedder, createPromptEmbedder, createWordNetEmbedder } from '@promptpix/models';
 import { loadConfig } from '@promptpix/runtime';
-import { evaluateInstantMatching, type InstantEvalResult } from '@promptpix/runtime/src/instant-eval';
-import { EVAL_SUBJECTS } from '@promptpix/testing/src/instant-eval-set';
+import { evaluateInstantMatching, type InstantEvalResult } from '@promptpix/testing/instant-eval';
+import { EVAL_SUBJECTS } from '@promptpix/testing/instant-eval-set';
 import { CORPUS_SHAPE, corpusPrompts } from './library-corpus';
 
 export interface MeaningScalePoint {

@@ -20,7 +20,7 @@ import {
   type Transaction,
   type TransactionOptions,
 } from '@prisma/driver-adapter-utils';
-import { awaitScripts } from './migrations/adapters';
+import { awaitScripts } from './pglite-scripts';
 import { createPGlite, PGLITE_EXTENSIONS, pgliteAdapterFactory, pgliteStartParams, realmSafeArg, type PGlite } from './pglite';
 import { csvRecord, type SqlClient } from './sql';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { signPrompt } from '@promptpix/sdk';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

@@ -3,8 +3,8 @@
  * "Isolation between backends"), and how a model's own settings override them. The reasoning
  * behind each number is in that page's table.
  */
-import type { BackendLimits } from '@promptpix/core/src/routing/bulkhead';
-import type { ModelProvider } from './create-model';
+import type { BackendLimits } from '@promptpix/core';
+import type { ModelProvider } from './model-providers';
 
 /** What an operator may set per model (the models file) or for every model (MODEL_* variables). */
 export interface BackendLimitSettings {

@@ -1,10 +1,11 @@
-import type { ImageModel } from '@promptpix/core/src/ports/model';
+import type { ImageModel } from '@promptpix/core';
 import { createProceduralModel } from './procedural';
 import { createA1111Model, createOpenAIModel, createReplicateModel, type A1111ModelConfig, type OpenAIModelConfig, type ReplicateModelConfig } from './providers';
 import { createComfyUIModel, type ComfyUIModelConfig } from './providers/comfyui';
 
-export const modelProviders = ['procedural', 'openai', 'replicate', 'a1111', 'comfyui'] as const;
-export type ModelProvider = (typeof modelProviders)[number];
+import { modelProviders } from './model-providers';
+
+export { modelProviders, type ModelProvider } from './model-providers';
 
 /** Which model a process runs with, and that model's settings (`MODEL_PROVIDER` picks the branch). */
 export type ModelConfig =

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
-import type { ImageModel, ModelRequest } from '@promptpix/core/src/ports/model';
-import type { Storage } from '@promptpix/core/src/ports/storage';
-import { STYLE_PRESETS } from '@promptpix/core/src/styles';
+import type { ImageModel, ModelRequest } from '@promptpix/core';
+import type { Storage } from '@promptpix/core';
+import { STYLE_PRESETS } from '@promptpix/core';
 import { createProceduralModel } from './procedural';
 import { PREVIEW_PROMPTS, PREVIEW_SIZE, createStylePreviewer, previewKeyFor, previewPromptFor } from './previews';
 

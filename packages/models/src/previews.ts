@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { loadSharp } from './sharp';
-import type { ImageModel } from '@promptpix/core/src/ports/model';
-import type { Storage } from '@promptpix/core/src/ports/storage';
+import type { ImageModel } from '@promptpix/core';
+import type { Storage } from '@promptpix/core';
 
 /** Side of the square preview images, in pixels. */
 export const PREVIEW_SIZE = 512;

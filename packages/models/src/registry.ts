@@ -1,5 +1,5 @@
-import type { ImageModel } from '@promptpix/core/src/ports/model';
-import type { BackendLimits } from '@promptpix/core/src/routing/bulkhead';
+import type { ImageModel } from '@promptpix/core';
+import type { BackendLimits } from '@promptpix/core';
 import { resolveBackendLimits, type BackendLimitSettings } from './backend-limits';
 import { createModel, type ModelConfig } from './create-model';
 import { nearestSize } from './providers/openai';

@@ -4,9 +4,9 @@
  * attempts untouched, for another consumer to take at once (not after a lock expiry).
  */
 import { TEST_REDIS_URL } from '@promptpix/testing';
-import { JobHandedBackError, type GenerationJobPayload, type GenerationQueue, type JobAttempt } from '@promptpix/core/src/ports/queue';
+import { JobHandedBackError, type GenerationJobPayload, type GenerationQueue, type JobAttempt } from '@promptpix/core';
 import { createBullGenerationQueue } from './bullmq-queue';
-import { deferred, useTestRedis, waitFor } from './test-helpers';
+import { deferred, useTestRedis, waitFor } from './testing';
 
 jest.setTimeout(30_000);
 

@@ -7,9 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import Redis from 'ioredis';
 import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
-import type { GenerationJobPayload, GenerationQueue } from '@promptpix/core/src/ports/queue';
+import type { GenerationJobPayload, GenerationQueue } from '@promptpix/core';
 import { createBullGenerationQueue, type BullGenerationQueueOptions } from './bullmq-queue';
-import { deleteKeysWithPrefix, sleep, waitFor } from './test-helpers';
+import { deleteKeysWithPrefix, sleep, waitFor } from './testing';
 
 jest.setTimeout(30_000);
 

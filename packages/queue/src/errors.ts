@@ -1,4 +1,4 @@
-import { PermanentJobError } from '@promptpix/core/src/ports/queue';
+import { PermanentJobError } from '@promptpix/core';
 
 export const toError = (value: unknown): Error => (value instanceof Error ? value : new Error(String(value)));
 

@@ -9,7 +9,7 @@ import { TEST_REDIS_URL } from '@promptpix/testing';
 import type { GenerationQueue } from '@promptpix/core';
 import { createBullGenerationQueue, type BullGenerationQueueOptions } from './bullmq-queue';
 import { createFairDispatch } from './fair-dispatch';
-import { useTestRedis, waitFor } from './test-helpers';
+import { useTestRedis, waitFor } from './testing';
 
 const fixture = useTestRedis();
 const { prefix, queues } = fixture;

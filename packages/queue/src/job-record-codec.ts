@@ -3,7 +3,7 @@
  * numbers in decimal, booleans as "true"/"false", the request as JSON. Listing every property here (the mapped type
  * below) means a new JobRecord field fails to compile until it is given an encoding.
  */
-import type { JobPatch, JobRecord } from '@promptpix/core/src/ports/job-store';
+import type { JobPatch, JobRecord } from '@promptpix/core';
 
 type FieldKind = 'string' | 'number' | 'boolean' | 'json';
 

@@ -1,9 +1,9 @@
 import Redis from 'ioredis';
 import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
-import { describeJobStoreContract, sampleRecord } from './job-store.contract';
+import { describeJobStoreContract, sampleRecord } from './testing';
 import { createMemoryJobStore } from './memory-job-store';
 import { createRedisJobStore } from './redis-job-store';
-import { deleteKeysWithPrefix, sleep } from './test-helpers';
+import { deleteKeysWithPrefix, sleep } from './testing';
 
 const prefix = testRedisPrefix();
 let redis: Redis;

@@ -2,7 +2,7 @@
  * Embedded job store: records in a Map, gone `ttlSeconds` after creation. Expired records are
  * dropped when read and by a periodic sweep (an unref'd timer), so memory stays bounded.
  */
-import type { JobPatch, JobRecord, JobStore, RenderedImage } from '@promptpix/core/src/ports/job-store';
+import type { JobPatch, JobRecord, JobStore, RenderedImage } from '@promptpix/core';
 
 export interface MemoryJobStoreOptions {
   /** Milliseconds since the epoch; injectable for tests. */

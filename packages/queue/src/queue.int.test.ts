@@ -2,8 +2,8 @@ import Redis from 'ioredis';
 import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
 import { bullQueueKeys, createBullGenerationQueue } from './bullmq-queue';
 import { createInProcessGenerationQueue } from './in-process-queue';
-import { describeQueueContract } from './queue.contract';
-import { deleteKeysWithPrefix, waitFor } from './test-helpers';
+import { describeQueueContract } from './testing';
+import { deleteKeysWithPrefix, waitFor } from './testing';
 
 const prefix = testRedisPrefix().replace(/:$/, '');
 let queueNumber = 0;

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
-import type { JobRecord, JobStore, RenderedImage } from '@promptpix/core/src/ports/job-store';
+import type { JobRecord, JobStore, RenderedImage } from '@promptpix/core';
 import { decodeJobFields, encodeJobFields } from './job-record-codec';
 
 export interface RedisJobStoreOptions {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeTinyModels, writeTinyModel } from '@promptpix/testing/src/local-model';
+import { removeTinyModels, writeTinyModel } from '@promptpix/testing/local-model';
 import { ConfigError, loadConfig, requireSplitDeployment } from './config';
 
 describe('config', () => {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { DEFAULT_ACTIVE_JOBS_PER_KEY, DEFAULT_MONTHLY_GENERATIONS, DEFAULT_PUBLISHABLE_BUDGET, DEFAULT_WEBHOOK_ATTEMPTS, DEFAULT_WEBHOOK_BACKOFF_MS, MAX_BUDGET, parseTermList, type PlanName, type PublishableBudget } from '@promptpix/core';
 import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from '@promptpix/core';
 import type { BackendLimitSettings, EmbedderConfig, ModelConfig, ModelEntry } from '@promptpix/models';
-import { LocalModelDirError, locateLocalModel } from '@promptpix/models/src/meaning/local-model-files';
+import { LocalModelDirError, locateLocalModel } from '@promptpix/models';
 import { ModelsFileError, parseModelsFile } from './models-file';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-server';
 

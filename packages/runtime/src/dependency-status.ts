@@ -9,17 +9,11 @@ import type { Infrastructure } from './infrastructure';
 import { createLogThrottle } from './log-throttle';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
+import type { CheckResult, DependencyStatus } from './dependency-answer';
 import { replaceScrapedGauge } from './scraped-gauge';
 import { TimeoutError, withTimeout } from './timeout';
 
-export type CheckResult = 'ok' | 'timeout' | 'failed';
-
-export interface DependencyStatus {
-  /** Per dependency; the error itself goes to the log, never to the caller. */
-  checks: Record<string, CheckResult>;
-  /** Each model's backend as its circuit breaker sees it (docs/operating/models.md). */
-  models?: Record<string, BackendHealth>;
-}
+export { statusAnswer, type CheckResult, type DependencyStatus } from './dependency-answer';
 
 export interface DependencyCheckOptions {
   /** Per check (default 2000 ms). */
@@ -81,16 +75,6 @@ export function infrastructureDependencies(
     },
   );
 }
-
-/** GET /api/status: always 200 (it is a view, not a probe); `degraded` when any dependency is not ok. */
-export const statusAnswer = (status: DependencyStatus): { status: number; body: Record<string, unknown> } => ({
-  status: 200,
-  body: {
-    status: Object.values(status.checks).every((result) => result === 'ok') ? 'ok' : 'degraded',
-    dependencies: status.checks,
-    ...(status.models && { models: status.models }),
-  },
-});
 
 /** `promptpix_dependency_up{dependency}`: 1 when the dependency answered its check at scrape time, 0 when it failed or timed out. */
 export function reportDependencyHealth(metrics: Metrics, status: () => Promise<DependencyStatus>): void {

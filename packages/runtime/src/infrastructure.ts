@@ -72,10 +72,8 @@ import {
   type Database,
 } from '@promptpix/db';
 import { createModelRegistry, createPromptEmbedder, type ModelRegistry } from '@promptpix/models';
-import { createInProcessGenerationQueue } from '@promptpix/queue/src/in-process-queue';
-import { createMemoryJobStore } from '@promptpix/queue/src/memory-job-store';
-import { createRedisJobStore } from '@promptpix/queue/src/redis-job-store';
-import { createLocalDiskStorage } from '@promptpix/storage/src/local-disk-storage';
+import { createInProcessGenerationQueue, createMemoryJobStore, createRedisJobStore } from '@promptpix/queue';
+import { createLocalDiskStorage } from '@promptpix/storage';
 import { localModelConfigError, type Config } from './config';
 import type { Logger } from './logger';
 import { createMailer } from './mail/mailer';
@@ -154,7 +152,7 @@ export interface InfrastructureOptions {
 export async function createStorage(config: Config['storage']): Promise<Storage> {
   if (config.kind === 'local') return createLocalDiskStorage({ root: config.root, publicBaseUrl: config.publicBaseUrl });
   // Loaded only when used: the AWS SDK is about 20 MB of resident memory a local-disk process never needs.
-  const { createS3Storage } = await import('@promptpix/storage/src/s3-storage');
+  const { createS3Storage } = await import('@promptpix/storage/s3');
   return createS3Storage(config);
 }
 
@@ -204,7 +202,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
 
   const jobStore = redis ? createRedisJobStore({ redis, prefix }) : createMemoryJobStore({});
   // Loaded only with Redis: the embedded process's in-process queue never needs BullMQ.
-  const bull = config.redis ? await import('@promptpix/queue/src/bullmq-queue') : null;
+  const bull = config.redis ? await import('@promptpix/queue') : null;
   const queue = config.redis && bull
     ? bull.createBullGenerationQueue({
         redisUrl: config.redis.url,

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInstantService, createLibraryIndexer } from '@promptpix/core';
 import { createLibraryRepository } from '@promptpix/db';
-import { bothDatabases } from '@promptpix/db/src/testing';
+import { bothDatabases } from '@promptpix/db/testing';
 import { createPromptEmbedder } from '@promptpix/models';
-import { removeTinyModels, writeTinyModel } from '@promptpix/testing/src/local-model';
-import { startServiceProcess } from '@promptpix/testing/src/processes';
+import { removeTinyModels, writeTinyModel } from '@promptpix/testing/local-model';
+import { startServiceProcess } from '@promptpix/testing';
 import { loadConfig } from './config';
 
 afterAll(removeTinyModels);

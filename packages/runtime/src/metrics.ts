@@ -10,7 +10,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppError, isJobDeferred, type BackendHealth, type EventRecorder, type GenerationJobHandler, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
-import { statusAnswer, type DependencyStatus } from './dependency-status';
+import { statusAnswer, type DependencyStatus } from './dependency-answer';
 import { withTimeout } from './timeout';
 import { readinessAnswer, type Lifecycle } from './lifecycle';
 import { replaceScrapedGauge } from './scraped-gauge';

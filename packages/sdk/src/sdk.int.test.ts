@@ -5,7 +5,7 @@
  */
 import { ErrorMessages } from '@promptpix/contracts';
 import { PermanentModelError } from '@promptpix/models';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import {
   AuthenticationError,
   ConnectionError,

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import type { Storage } from '@promptpix/core/src/ports/storage';
+import type { Storage } from '@promptpix/core';
 import { assertStorageKey, storageKeyProblem, trimTrailingSlashes, urlPathOfKey } from './keys';
 
 export interface LocalDiskStorageConfig {

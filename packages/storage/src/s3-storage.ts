@@ -10,7 +10,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import type { Storage } from '@promptpix/core/src/ports/storage';
+import type { Storage } from '@promptpix/core';
 import { assertStorageKey, trimTrailingSlashes, urlPathOfKey } from './keys';
 
 export interface S3StorageConfig {

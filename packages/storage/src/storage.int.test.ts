@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startTestS3 } from '@promptpix/testing';
 import { createLocalDiskStorage, resolveLocalFile } from './local-disk-storage';
 import { createS3Storage, IMMUTABLE_CACHE_CONTROL } from './s3-storage';
-import { describeStorageContract } from './storage.contract';
+import { describeStorageContract } from './testing';
 
 describeStorageContract('local disk', async () => {
   const root = await mkdtemp(join(tmpdir(), 'promptpix-storage-'));

@@ -1,12 +1,12 @@
 /**
  * Jest global setup for integration tests: PostgreSQL and Redis must be reachable (a missing
  * server is a failure, never a silent skip); then the migrated template databases that every test
- * file copies are built once, before any worker starts (see packages/db/src/test-templates.ts);
+ * file copies are built once, before any worker starts (see packages/db/src/testing/templates.ts);
  * and dist/ is rebuilt if a source changed, so the gateway serves the dashboard's current build.
  */
 import { Client } from 'pg';
 import Redis from 'ioredis';
-import { prepareTestTemplates } from '@promptpix/db/src/test-templates';
+import { prepareTestTemplates } from '@promptpix/db/testing';
 import { buildIfStale } from './processes';
 import { TEST_POSTGRES, TEST_REDIS_URL } from './servers';
 

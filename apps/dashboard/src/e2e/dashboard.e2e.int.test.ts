@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { Locator, Page } from 'playwright-core';
-import { startTestService, type TestService } from '@promptpix/server/src/test-service';
-import { latestSignInLink, waitForSignInLink } from '@promptpix/gateway/src/dashboard/auth/outbox-reader';
+import { startTestService, type TestService } from '@promptpix/server/testing';
+import { latestSignInLink, waitForSignInLink } from '@promptpix/gateway/testing';
 import { cspViolations, expectAccessible, launchDashboardBrowser, screenshot, type DashboardBrowser } from './browser-harness';
 
 jest.setTimeout(240_000);

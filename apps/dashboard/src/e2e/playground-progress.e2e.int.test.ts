@@ -3,8 +3,8 @@
  * job's `progress` events show as a progress bar with the backend's message, then the image.
  */
 import { join } from 'node:path';
-import { startFakeComfyUI, type FakeComfyUIServer } from '@promptpix/testing/src/fake-providers';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { startFakeComfyUI, type FakeComfyUIServer } from '@promptpix/testing/fake-providers';
+import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { launchDashboardBrowser, type DashboardBrowser } from './browser-harness';
 
 jest.setTimeout(120_000);

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { ARTIFACTS, cspViolations, expectAccessible, launchDashboardBrowser, screenshot, type DashboardBrowser } from './browser-harness';
 
 jest.setTimeout(180_000);

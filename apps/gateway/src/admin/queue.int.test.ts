@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { TransientModelError } from '@promptpix/core';
-import { SHAPES, startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestService } from '@promptpix/server/testing';
 
 describe.each(SHAPES)('operator queue visibility (%s)', (shape) => {
   let service: TestService;

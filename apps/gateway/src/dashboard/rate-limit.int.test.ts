@@ -1,4 +1,4 @@
-import { startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestService } from '@promptpix/server/testing';
 import { dashboardSessionFor } from './testing';
 
 describe('dashboard rate limit (DASHBOARD_RATE_LIMIT per signed-in account)', () => {

@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { MAX_DERIVED_PER_IMAGE } from '@promptpix/core';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 describe.each(SHAPES)('many sizes of one image (%s)', (shape) => {
   let service: TestService;

@@ -4,7 +4,7 @@
  */
 import request from 'supertest';
 import { ErrorMessages } from '@promptpix/contracts';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 describe.each(SHAPES)('account status reaches every door (%s)', (shape) => {
   let service: TestService;

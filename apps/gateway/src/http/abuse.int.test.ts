@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { ErrorMessages } from '@promptpix/contracts';
 import { dashboardSessionFor } from '../dashboard/testing';
-import { SHAPES, TEST_ADMIN_TOKEN, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, TEST_ADMIN_TOKEN, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 /**
  * Sends the headers and the first kB of a body that claims `declaredBytes`, and resolves with the

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import request from 'supertest';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 const GENERATE_FIELDS = ['prompt', 'style', 'strength', 'character', 'width', 'height', 'format', 'ageBuckets', 'mode'];
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { PROMPT_BLOCKED_REASON, PROMPT_NOT_FOR_CHILDREN_REASON } from '@promptpix/core';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 describe.each(SHAPES)('prompt safety filter (%s)', (shape) => {
   let service: TestService;

@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import type { Express } from 'express';
 import { ErrorMessages } from '@promptpix/contracts';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { expressToOpenApiPath, methodsOf } from './document-walk';
 import { buildOpenApiDocument, type OpenApiDocument } from './document';
 import { createResponseValidator } from './response-validator';

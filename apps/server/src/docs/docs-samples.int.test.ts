@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startTestService, TEST_ADMIN_TOKEN, type TestAccount, type TestService } from '../test-service';
+import { startTestService, TEST_ADMIN_TOKEN, type TestAccount, type TestService } from '../testing';
 import { documentationBlocks, isRunnable, type CodeBlock } from './code-blocks';
 
 const ROOT = resolve(__dirname, '../../../..');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../client';
 import { bothDatabases, type OpenedTestDatabase } from '../testing';
-import { copyMigratedPGlite } from '../test-templates';
+import { copyMigratedPGlite } from '../testing';
 import { hashApiKey } from '@promptpix/core';
 import { createApiKeyRepository } from './api-keys';
 

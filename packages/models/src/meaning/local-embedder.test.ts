@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cosine } from '@promptpix/core';
-import { removeTinyModels, writeTinyModel, type TinyModelOptions } from '@promptpix/testing/src/local-model';
+import { removeTinyModels, writeTinyModel, type TinyModelOptions } from '@promptpix/testing/local-model';
 import { createLocalEmbedder, type LocalEmbedderConfig } from './local-embedder';
 import { LocalModelDirError, locateLocalModel } from './local-model-files';
 

@@ -1,8 +1,8 @@
 import { cosine, createLibraryIndexer, createInstantService } from '@promptpix/core';
-import { TransientModelError } from '@promptpix/core/src/ports/model';
+import { TransientModelError } from '@promptpix/core';
 import { createLibraryRepository } from '@promptpix/db';
-import { bothDatabases } from '@promptpix/db/src/testing';
-import { fakeEmbedding, startFakeEmbeddings, times, type FakeEmbeddingsBehaviour, type FakeProviderServer } from '@promptpix/testing/src/fake-providers';
+import { bothDatabases } from '@promptpix/db/testing';
+import { fakeEmbedding, startFakeEmbeddings, times, type FakeEmbeddingsBehaviour, type FakeProviderServer } from '@promptpix/testing/fake-providers';
 import { PermanentModelError } from '../providers/errors';
 import { createOpenAIEmbedder, type OpenAIEmbedderConfig } from './openai-embedder';
 

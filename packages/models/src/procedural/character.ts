@@ -1,5 +1,5 @@
 import { loadSharp } from '../sharp';
-import type { CharacterReferenceInput, ModelImage, ReferencePreparation } from '@promptpix/core/src/ports/model';
+import type { CharacterReferenceInput, ModelImage, ReferencePreparation } from '@promptpix/core';
 import { hash32 } from './prng';
 
 type Rgb = [number, number, number];

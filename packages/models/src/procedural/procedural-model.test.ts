@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { ModelRequest } from '@promptpix/core/src/ports/model';
+import type { ModelRequest } from '@promptpix/core';
 import { createModel } from '../create-model';
 import { createProceduralModel } from './procedural-model';
 import { applyRecipe, recipeFor, type StyleRecipe } from './style';

@@ -1,5 +1,5 @@
 import { loadSharp } from '../sharp';
-import type { ImageModel, ModelImage, ModelRequest } from '@promptpix/core/src/ports/model';
+import type { ImageModel, ModelImage, ModelRequest } from '@promptpix/core';
 import { characterFigureSvg, characterPalette, prepareProceduralReference } from './character';
 import { composeScene } from './scene';
 import { applyRecipe, recipeFor } from './style';

@@ -40,7 +40,7 @@ import {
   type Plane,
   type Raster,
 } from './raster';
-import type { StyleRecipe } from './style';
+import type { StyleRecipe } from './style-recipe';
 
 /**
  * The look of each preset in the procedural renderer, as pixel operations on the rendered

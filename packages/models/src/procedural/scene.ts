@@ -1,4 +1,4 @@
-import { normalizePrompt } from '@promptpix/core/src/prompts';
+import { normalizePrompt } from '@promptpix/core';
 import { createCanvas } from './canvas';
 import { hsl, mix, shift } from './color';
 import {

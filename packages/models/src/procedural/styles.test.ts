@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp, { type OverlayOptions } from 'sharp';
-import { STYLE_PRESETS } from '@promptpix/core/src/styles';
-import type { ModelRequest } from '@promptpix/core/src/ports/model';
+import { STYLE_PRESETS } from '@promptpix/core';
+import type { ModelRequest } from '@promptpix/core';
 import { renderProcedural } from './procedural-model';
 import { STYLE_RECIPES } from './recipes';
 import { recipeFor } from './style';

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
-import { fakeImageColour, startFakeA1111, times, type FakeA1111Behaviour, type FakeProviderServer } from '@promptpix/testing/src/fake-providers';
+import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core';
+import { fakeImageColour, startFakeA1111, times, type FakeA1111Behaviour, type FakeProviderServer } from '@promptpix/testing/fake-providers';
 import { a1111Size, createA1111Model, type A1111ModelConfig } from './a1111';
 import { PermanentModelError } from './errors';
 

@@ -3,7 +3,7 @@
  * POST /sdapi/v1/txt2img, and /sdapi/v1/img2img from a reference image.
  */
 import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
-import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
+import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core';
 import { PermanentModelError } from './errors';
 import { apiRoot, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
 import { promptFor } from './prompt';

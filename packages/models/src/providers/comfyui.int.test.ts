@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
-import { fakeImageColour, startFakeComfyUI, times, type FakeComfyUIServer } from '@promptpix/testing/src/fake-providers';
+import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core';
+import { fakeImageColour, startFakeComfyUI, times, type FakeComfyUIServer } from '@promptpix/testing/fake-providers';
 import { createComfyUIModel, type ComfyUIModelConfig } from './comfyui';
 import { PermanentModelError } from './errors';
 

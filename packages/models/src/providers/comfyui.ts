@@ -9,7 +9,7 @@ import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
 import { createHash, randomUUID } from 'node:crypto';
 import { loadSharp } from '../sharp';
 import WebSocket from 'ws';
-import { TransientModelError, type ModelImage, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
+import { TransientModelError, type ModelImage, type ModelProgress, type ModelRequest } from '@promptpix/core';
 import { a1111Size } from './a1111';
 import {
   fillWorkflow,

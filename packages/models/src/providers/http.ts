@@ -5,7 +5,7 @@
  * `<provider>: HTTP <status>: <provider's message>`.
  */
 import { loadSharp } from '../sharp';
-import { TransientModelError, type ModelImage } from '@promptpix/core/src/ports/model';
+import { TransientModelError, type ModelImage } from '@promptpix/core';
 import { PermanentModelError } from './errors';
 
 export interface RetryOptions {

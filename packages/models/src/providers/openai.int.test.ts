@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { TransientModelError, type ModelRequest } from '@promptpix/core/src/ports/model';
-import { fakeImageColour, startFakeOpenAI, times, type FakeOpenAIBehaviour, type FakeProviderServer } from '@promptpix/testing/src/fake-providers';
+import { TransientModelError, type ModelRequest } from '@promptpix/core';
+import { fakeImageColour, startFakeOpenAI, times, type FakeOpenAIBehaviour, type FakeProviderServer } from '@promptpix/testing/fake-providers';
 import { PermanentModelError } from './errors';
 import { createOpenAIModel, nearestSize, type OpenAIModelConfig } from './openai';
 

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
 import { loadSharp } from '../sharp';
-import { TransientModelError, type ModelImage, type ModelRequest } from '@promptpix/core/src/ports/model';
+import { TransientModelError, type ModelImage, type ModelRequest } from '@promptpix/core';
 import { PermanentModelError } from './errors';
 import { apiRoot, downloadHeaders, requestBytes, requestJson, toModelImage, withCall, type Call, type RetryOptions } from './http';
 import { promptFor } from './prompt';

@@ -1,5 +1,5 @@
-import type { ModelRequest } from '@promptpix/core/src/ports/model';
-import { applyPromptTemplate } from '@promptpix/core/src/styles/presets';
+import type { ModelRequest } from '@promptpix/core';
+import { applyPromptTemplate } from '@promptpix/core';
 
 /** The prompt a remote model receives: the style's template with `{prompt}` filled in, or the prompt. */
 export const promptFor = (request: Pick<ModelRequest, 'prompt' | 'promptTemplate'>): string =>

@@ -1,4 +1,4 @@
-import type { ImageModel, ModelImage, ModelRequest } from '@promptpix/core/src/ports/model';
+import type { ImageModel, ModelImage, ModelRequest } from '@promptpix/core';
 
 /** A model that can also draw from reference images (a character's pictures). */
 export interface ReferenceImageModel extends ImageModel {

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
-import { fakeImageColour, startFakeReplicate, times, type FakeProviderServer, type FakeReplicateBehaviour } from '@promptpix/testing/src/fake-providers';
+import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core';
+import { fakeImageColour, startFakeReplicate, times, type FakeProviderServer, type FakeReplicateBehaviour } from '@promptpix/testing/fake-providers';
 import { PermanentModelError } from './errors';
 import { createReplicateModel, nearestAspectRatio, type ReplicateModelConfig } from './replicate';
 

@@ -4,11 +4,11 @@
  * the first output URL.
  */
 import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
-import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core/src/ports/model';
+import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core';
 import { PermanentModelError } from './errors';
 import { apiRoot, downloadHeaders, requestBytes, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
 import { promptFor } from './prompt';
-import type { ImageModel } from '@promptpix/core/src/ports/model';
+import type { ImageModel } from '@promptpix/core';
 
 export interface ReplicateModelConfig {
   /** API root; default https://api.replicate.com. A trailing `/v1` is accepted. */

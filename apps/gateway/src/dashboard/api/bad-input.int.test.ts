@@ -4,7 +4,7 @@
  * cursors outside its range, is a 400 naming the field or a 404, never a 500.
  */
 import fc from 'fast-check';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { dashboardSessionFor, type DashboardTestSession } from '../testing';
 
 const NUL = 'a\u0000b';

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestService } from '@promptpix/server/testing';
 import { dashboardSessionFor, type DashboardTestSession } from '../testing';
 
 const photo = async () => 'data:image/png;base64,' + (await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 255, g: 0, b: 255 } } }).png().toBuffer()).toString('base64');

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { dashboardSessionFor, type DashboardTestSession } from '../testing';
 
 describe('dashboard keys (embedded)', () => {

@@ -4,7 +4,7 @@
  * joins the original's permalink in the worker, with nobody watching the job.
  */
 import request from 'supertest';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { dashboardSessionFor, type DashboardTestSession } from '../testing';
 
 describe('dashboard on PostgreSQL, Redis and S3', () => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { STYLE_PRESETS, tierAllows } from '@promptpix/core';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { dashboardSessionFor, type DashboardTestSession } from '../testing';
 
 describe('dashboard styles (embedded)', () => {

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestService } from '@promptpix/server/testing';
 import { signInLinkOf, tokenOfLink } from './outbox-reader';
 
 /** The production shape (PostgreSQL, Redis) sending through a real SMTP server, with Secure cookies. */

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestService } from '@promptpix/server/testing';
 import { SESSION_COOKIE } from '@promptpix/contracts';
 import { dashboardSessionFor } from '../testing';
 import { latestSignInLink, readOutbox, tokenOfLink, waitForSignInLink } from './outbox-reader';

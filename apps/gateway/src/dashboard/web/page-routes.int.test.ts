@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import request from 'supertest';
-import { startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestService } from '@promptpix/server/testing';
 import { dashboardCsp, dashboardPageRoutes } from './page-routes';
 
 jest.setTimeout(90_000);

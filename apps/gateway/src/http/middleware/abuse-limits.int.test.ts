@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { ErrorMessages } from '@promptpix/contracts';
 import type { ImageModel } from '@promptpix/core';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 /** The model fails prompts that ask for it, so a failed job's slot can be watched coming back. */
 const failingOnRequest = (model: ImageModel): ImageModel => ({

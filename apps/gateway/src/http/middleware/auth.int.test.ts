@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ErrorMessages } from '@promptpix/contracts';
-import { SHAPES, startGatewayPair, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startGatewayPair, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 describe.each(SHAPES)('authentication and CORS (%s)', (shape) => {
   let service: TestService;

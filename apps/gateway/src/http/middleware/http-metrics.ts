@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import type { Metrics } from '@promptpix/runtime/src/metrics';
+import type { Metrics } from '@promptpix/runtime/metrics';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 

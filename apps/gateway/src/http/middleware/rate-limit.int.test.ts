@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SHAPES, startGatewayPair, startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startGatewayPair, startTestService, type TestService } from '@promptpix/server/testing';
 
 describe.each(SHAPES)('rate limits (%s)', (shape) => {
   let service: TestService;

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import sharp from 'sharp';
 import { createProceduralModel } from '@promptpix/models';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 const solid = async (r: number, g: number, b: number) =>
   (await sharp({ create: { width: 64, height: 64, channels: 3, background: { r, g, b } } }).png().toBuffer()).toString('base64');

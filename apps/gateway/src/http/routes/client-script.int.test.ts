@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import express from 'express';
 import request from 'supertest';
-import { startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestService } from '@promptpix/server/testing';
 import type { GatewayDeps } from '../../deps';
 import { demoRoutes } from './demo';
 

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { startTestService, type TestService } from '@promptpix/server/testing';
 import { methodsOf } from '../../openapi/document-walk';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { BAD_SIGNATURE_MESSAGE, UNSIGNED_PROMPT_MESSAGE } from '@promptpix/core';
 import { signPrompt } from '@promptpix/sdk';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 /**
  * A stranger holding a publishable key (docs/guarantees.md): it may make the account pay only

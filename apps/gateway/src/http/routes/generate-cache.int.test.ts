@@ -2,7 +2,7 @@ import request from 'supertest';
 import sharp from 'sharp';
 import { TransientModelError } from '@promptpix/core';
 import { PermanentModelError } from '@promptpix/models';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 describe.each(SHAPES)('render cache, single flight and quota (%s)', (shape) => {
   let service: TestService;

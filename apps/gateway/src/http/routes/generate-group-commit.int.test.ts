@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SHAPES, startGatewayPair, startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startGatewayPair, startTestService, type TestService } from '@promptpix/server/testing';
 
 /**
  * Fresh generations arriving together share one cache-lookup-and-reservation statement (group

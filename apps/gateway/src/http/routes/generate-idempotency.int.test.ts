@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { IdempotencyMessages } from '../idempotency';
 
 describe.each(SHAPES)('POST /api/v1/generate with Idempotency-Key (%s)', (shape) => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ErrorMessages } from '@promptpix/contracts';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 describe.each(SHAPES)('POST /api/v1/generate (%s)', (shape) => {
   let service: TestService;

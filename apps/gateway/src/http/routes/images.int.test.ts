@@ -1,7 +1,7 @@
 import request from 'supertest';
 import sharp from 'sharp';
 import { ErrorMessages } from '@promptpix/contracts';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 describe.each(SHAPES)('GET /api/v1/image/:id (%s)', (shape) => {
   let service: TestService;

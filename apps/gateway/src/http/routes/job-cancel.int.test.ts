@@ -1,9 +1,9 @@
 import request from 'supertest';
 import { ErrorMessages } from '@promptpix/contracts';
 import { createBackendBulkhead, createJobCancellation, type JobStore } from '@promptpix/core';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import winston from 'winston';
-import { createGenerationProcessor } from '@promptpix/worker/src/processors/generation';
+import { createGenerationProcessor } from '@promptpix/worker';
 import { JOB_FINISHED } from './job-cancel';
 
 const silentLogger = winston.createLogger({ silent: true });

@@ -1,5 +1,5 @@
 import { ErrorMessages } from '@promptpix/contracts';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { openEventStream as open, type SseEvent } from '@promptpix/testing';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

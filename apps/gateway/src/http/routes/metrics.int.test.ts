@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SHAPES, startTestService, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestService } from '@promptpix/server/testing';
 
 /** The value of one series in a Prometheus text exposition (undefined when absent). */
 function sample(body: string, series: string): number | undefined {

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { metricsAuthorized } from '@promptpix/runtime/src/metrics';
+import { metricsAuthorized } from '@promptpix/runtime/metrics';
 import type { GatewayDeps } from '../../deps';
 
 /** GET /metrics: Prometheus text of this gateway; `Authorization: Bearer $METRICS_TOKEN` when set. */

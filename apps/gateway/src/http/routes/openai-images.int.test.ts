@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import sharp from 'sharp';
 import { ErrorMessages } from '@promptpix/contracts';
 import { publishedErrorResponse, publishedImagesResponse, publishedModelList } from './openai-published';
-import { SHAPES, startTestService, TEST_ADMIN_TOKEN, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, TEST_ADMIN_TOKEN, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 jest.setTimeout(120_000);
 

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 describe.each(SHAPES)('permalinks: GET /api/img/{handle}/{name} (%s)', (shape) => {
   let service: TestService;

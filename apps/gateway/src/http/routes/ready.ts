@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { statusAnswer } from '@promptpix/runtime/src/dependency-status';
-import { readinessAnswer } from '@promptpix/runtime/src/lifecycle';
+import { statusAnswer } from '@promptpix/runtime/dependency-status';
+import { readinessAnswer } from '@promptpix/runtime/lifecycle';
 import type { GatewayDeps } from '../../deps';
 
 /**

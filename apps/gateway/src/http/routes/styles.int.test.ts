@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { STYLE_PRESETS } from '@promptpix/core';
-import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/src/test-service';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 const FREE = ['photorealistic', 'cinematic', 'modern-illustration', 'cartoon', 'watercolor'];
 

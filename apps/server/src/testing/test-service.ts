@@ -11,16 +11,16 @@ import { Writable } from 'node:stream';
 import type { RequestListener } from 'node:http';
 import type { Express } from 'express';
 import winston from 'winston';
-import { createApp } from '@promptpix/gateway/src/app';
-import { buildGatewayDeps } from '@promptpix/gateway/src/build';
-import { startStylePreviews, type StylePreviews } from '@promptpix/gateway/src/style-previews';
-import { startWorkers } from '@promptpix/worker/src/worker';
+import { createApp } from '@promptpix/gateway';
+import { buildGatewayDeps } from '@promptpix/gateway';
+import { startStylePreviews, type StylePreviews } from '@promptpix/gateway';
+import { startWorkers } from '@promptpix/worker';
 import type { ImageModel } from '@promptpix/core';
 import { createLogger, loadConfig, openInfrastructure, type Config, type Infrastructure } from '@promptpix/runtime';
-import { createLifecycle } from '@promptpix/runtime/src/lifecycle';
-import { listen } from '@promptpix/runtime/src/process';
+import { createLifecycle } from '@promptpix/runtime/lifecycle';
+import { listen } from '@promptpix/runtime/process';
 import type { AnalyticsEvent, Prisma } from '@promptpix/db';
-import { copyMigratedPGlite, createMigratedTestDatabase } from '@promptpix/db/src/test-templates';
+import { copyMigratedPGlite, createMigratedTestDatabase } from '@promptpix/db/testing';
 import { startTestS3, TEST_REDIS_URL, testRedisPrefix, type TestS3 } from '@promptpix/testing';
 
 export type Shape = 'embedded' | 'production';
@@ -142,7 +142,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     },
   });
   const logger = createLogger({ level: config.log.level, format: 'json', service: 'promptpix-test', transports: [new winston.transports.Stream({ stream: capture })] });
-  // A new service's database is a copy of the migrated template (see test-templates.ts), so there
+  // A new service's database is a copy of the migrated template (see @promptpix/db/testing), so there
   // is nothing left to migrate; an explicit DATA_DIR that already holds a database is migrated as usual.
   let migrate = !options.shareWith;
   if (migrate && config.database.kind === 'pglite' && !existsSync(config.database.dataDir)) {

@@ -2,7 +2,7 @@
  * Behaviour every JobStore adapter must show. `elapse(ms)` lets time pass for the store:
  * a fake clock for the memory store, real waiting for Redis.
  */
-import type { JobRecord, JobStore } from '@promptpix/core/src/ports/job-store';
+import type { JobRecord, JobStore } from '@promptpix/core';
 
 export interface JobStoreFixture {
   store: JobStore;

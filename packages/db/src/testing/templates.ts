@@ -17,10 +17,10 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { createTestDatabase, TEST_POSTGRES } from '@promptpix/testing/src/servers';
-import { openDatabase } from './client';
-import { findRepoRoot, readMigrationList } from './migrations/files';
-import { migrateDatabase } from './migrations/runner';
+import { createTestDatabase, TEST_POSTGRES } from './postgres';
+import { openDatabase } from '../client';
+import { findRepoRoot, readMigrationList } from '../migrations/files';
+import { migrateDatabase } from '../migrations/runner';
 
 /** sha256 of the migrations folder as the schema engine reads it. */
 export function migrationsFingerprint(): string {

@@ -1,13 +1,13 @@
 /**
  * For tests that run the same case on both databases: a fresh, migrated PostgreSQL database of
  * their own and a fresh, migrated PGlite in a temporary directory, both copied from templates (see
- * test-templates.ts). Use with `describe.each(bothDatabases)`.
+ * templates.ts). Use with `describe.each(bothDatabases)`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Database } from './client';
-import { copyMigratedPGlite, createMigratedTestDatabase } from './test-templates';
+import { openDatabase, type Database } from '../client';
+import { copyMigratedPGlite, createMigratedTestDatabase } from './templates';
 
 export interface OpenedTestDatabase {
   db: Database;

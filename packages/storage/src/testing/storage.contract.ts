@@ -3,7 +3,7 @@
  * factory that returns a fresh storage and a way to check what its public URL serves.
  */
 import { randomBytes } from 'node:crypto';
-import type { Storage } from '@promptpix/core/src/ports/storage';
+import type { Storage } from '@promptpix/core';
 
 export interface StorageFixture {
   storage: Storage;

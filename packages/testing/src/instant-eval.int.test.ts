@@ -1,5 +1,5 @@
 import { createEmbeddedEmbedder, createWordNetEmbedder } from '@promptpix/models';
-import { bothDatabases } from '@promptpix/db/src/testing';
+import { bothDatabases } from '@promptpix/db/testing';
 import { evaluateInstantMatching } from './instant-eval';
 
 /**

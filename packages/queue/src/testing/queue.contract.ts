@@ -2,8 +2,8 @@
  * Behaviour every GenerationQueue adapter must show. `makeQueue` returns a fresh, empty queue
  * per test; the contract closes it.
  */
-import { JobDeferredError, PermanentJobError, type GenerationJobPayload, type GenerationQueue, type JobAttempt } from '@promptpix/core/src/ports/queue';
-import { deferred, sleep, waitFor } from './test-helpers';
+import { JobDeferredError, PermanentJobError, type GenerationJobPayload, type GenerationQueue, type JobAttempt } from '@promptpix/core';
+import { deferred, sleep, waitFor } from './helpers';
 
 export interface QueueFactoryOptions {
   attempts: number;

@@ -6,7 +6,7 @@
  */
 import { createInstantService, createLibraryIndexer, type PromptEmbedder } from '@promptpix/core';
 import { createLibraryRepository, type Database } from '@promptpix/db';
-import { EVAL_SUBJECTS, UNRELATED_QUERIES, type EvalSplit } from '@promptpix/testing/src/instant-eval-set';
+import { EVAL_SUBJECTS, UNRELATED_QUERIES, type EvalSplit } from './instant-eval-set';
 
 export interface InstantEvalFigures {
   paraphrases: number;
