@@ -54,7 +54,11 @@ function buildWordVectors(jsonPath, outPath, options = {}) {
     if (index < ranked) {
       const word = buffer.toString('latin1', at + 1, keyEnd);
       if (word.length <= WORD_BYTES && /^[a-z]+$/.test(word)) {
-        const values = buffer.toString('latin1', keyEnd + 3, arrayEnd).split(',').slice(0, dimensions).map(Number);
+        const values = buffer
+          .toString('latin1', keyEnd + 3, arrayEnd)
+          .split(',')
+          .slice(0, dimensions)
+          .map(Number);
         entries.push({ word, index, values });
       }
     }

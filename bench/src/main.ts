@@ -63,13 +63,22 @@ function costSimulation(results: Results) {
   ];
   const sensitivity = variations.map(([change, p]) => {
     const c = compareCosts(generateTrace({ ...DEFAULT_TRACE, ...p }), params);
-    return { change, url: c.url.modelCalls, urlCollapsed: c.urlCollapsed.modelCalls, ours: c.ours.modelCalls, savingVsUrl: c.savingVsUrl, savingVsUrlCollapsed: c.savingVsUrlCollapsed };
+    return {
+      change,
+      url: c.url.modelCalls,
+      urlCollapsed: c.urlCollapsed.modelCalls,
+      ours: c.ours.modelCalls,
+      savingVsUrl: c.savingVsUrl,
+      savingVsUrlCollapsed: c.savingVsUrlCollapsed,
+    };
   });
   results.cost = {
     trace: {
       ...DEFAULT_TRACE,
       spanS: Math.round(trace[trace.length - 1].t / 100) / 10,
-      distinctPromptsPerAccount: DEFAULT_TRACE.accountWeights.map((_, a) => new Set(trace.filter((r) => r.account === a).map((r) => r.prompt.trim().replace(/\s+/g, ' '))).size),
+      distinctPromptsPerAccount: DEFAULT_TRACE.accountWeights.map(
+        (_, a) => new Set(trace.filter((r) => r.account === a).map((r) => r.prompt.trim().replace(/\s+/g, ' '))).size,
+      ),
     },
     comparison,
     sensitivity,
@@ -113,9 +122,9 @@ async function main() {
       results.meta.loadAvgAtEnd = loadavg();
       results.targets = evaluateTargets(results);
       const md = toMarkdown(results);
-      writeFileSync(join(RESULTS_DIR, `${stamp}.json`), JSON.stringify(results, null, 2) + '\n');
-      writeFileSync(join(RESULTS_DIR, `${stamp}.md`), md + '\n');
-      console.log('\n' + md);
+      writeFileSync(join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify(results, null, 2)}\n`);
+      writeFileSync(join(RESULTS_DIR, `${stamp}.md`), `${md}\n`);
+      console.log(`\n${md}`);
       log(`wrote bench/results/${stamp}.json and .md`);
     })());
   const abort = (why: string, error?: unknown) => {
@@ -130,7 +139,10 @@ async function main() {
 
   try {
     const trace = wants({ config } as Ctx, 'cost') ? costSimulation(results) : [];
-    if (results.cost) log(`cost: simulated ${trace.length} requests: ours ${results.cost.comparison.ours.modelCalls} model calls, URL cache ${results.cost.comparison.url.modelCalls} (${(results.cost.comparison.savingVsUrl * 100).toFixed(1)}% fewer)`);
+    if (results.cost)
+      log(
+        `cost: simulated ${trace.length} requests: ours ${results.cost.comparison.ours.modelCalls} model calls, URL cache ${results.cost.comparison.url.modelCalls} (${(results.cost.comparison.savingVsUrl * 100).toFixed(1)}% fewer)`,
+      );
 
     // Its own databases (PGlite and a fresh PostgreSQL one), before the stack's processes start.
     if (wants({ config } as Ctx, 'meaning')) results.meaning = await runMeaningPhase(log);

@@ -63,5 +63,4 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 
 export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-export const fieldError = (error: unknown, field: string): string | undefined =>
-  error instanceof ApiError ? error.fieldErrors[field]?.join(' ') : undefined;
+export const fieldError = (error: unknown, field: string): string | undefined => (error instanceof ApiError ? error.fieldErrors[field]?.join(' ') : undefined);

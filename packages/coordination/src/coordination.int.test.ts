@@ -119,7 +119,7 @@ describe.each(idempotencyStores)('idempotency store contract (%s)', (_name, make
     expect(await store.begin('acct:k2', 'fp-b', 60)).toEqual({ kind: 'started' });
   });
 
-  it('abandon frees a claim so a retry runs again, but never drops a finished response or another body\'s claim', async () => {
+  it("abandon frees a claim so a retry runs again, but never drops a finished response or another body's claim", async () => {
     const store = make();
     await store.begin('acct:a', 'fp-a', 60);
     await store.abandon('acct:a', 'fp-other');

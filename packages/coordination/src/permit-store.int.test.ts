@@ -74,7 +74,17 @@ describe.each(stores)('backend bulkhead over the %s permit store', (_name, make)
   const bulkheads: Array<{ close(): void }> = [];
   afterEach(() => bulkheads.splice(0).forEach((b) => b.close()));
   const bulkhead = (store: PermitStore, options: { leaseMs?: number; onStoreError?: (e: unknown) => void } = {}) => {
-    const b = createBackendBulkhead({ limits, store, now: Date.now, onStoreError: options.onStoreError ?? ((e) => { throw e; }), leaseMs: options.leaseMs });
+    const b = createBackendBulkhead({
+      limits,
+      store,
+      now: Date.now,
+      onStoreError:
+        options.onStoreError ??
+        ((e) => {
+          throw e;
+        }),
+      leaseMs: options.leaseMs,
+    });
     bulkheads.push(b);
     return b;
   };
@@ -95,10 +105,15 @@ describe.each(stores)('backend bulkhead over the %s permit store', (_name, make)
     a1!.release();
     a1!.release();
     expect(workerA.inFlight()).toEqual({ gpu: 1, hosted: 1 });
-    await until(async () => workerB.acquire('gpu'), (p) => p !== null, 'the released permit to be free across workers', 5000);
+    await until(
+      async () => workerB.acquire('gpu'),
+      (p) => p !== null,
+      'the released permit to be free across workers',
+      5000,
+    );
   });
 
-  it('a forced permit (the breaker\'s trial) goes past both limits', async () => {
+  it("a forced permit (the breaker's trial) goes past both limits", async () => {
     const [store] = make();
     const worker = bulkhead(store);
     for (let i = 0; i < 2; i++) expect(await worker.acquire('gpu')).not.toBeNull();
@@ -118,7 +133,12 @@ describe.each(stores)('backend bulkhead over the %s permit store', (_name, make)
     dying.close();
     const other = bulkhead(storeB, { leaseMs });
     expect(await other.acquire('gpu')).toBeNull();
-    await until(async () => other.acquire('gpu'), (p) => p !== null, "the dead worker's permit to lapse", 5000);
+    await until(
+      async () => other.acquire('gpu'),
+      (p) => p !== null,
+      "the dead worker's permit to lapse",
+      5000,
+    );
     // Well past three leases: the long calls still hold theirs.
     await new Promise((r) => setTimeout(r, 3 * leaseMs));
     expect((await storeA.held(['gpu'], Date.now()))[0]).toBe(3);
@@ -126,7 +146,7 @@ describe.each(stores)('backend bulkhead over the %s permit store', (_name, make)
 });
 
 describe('backend bulkhead, store unreachable', () => {
-  it('a store that cannot be reached lets calls through under the worker\'s own limit, and says so', async () => {
+  it("a store that cannot be reached lets calls through under the worker's own limit, and says so", async () => {
     const errors: unknown[] = [];
     const broken: PermitStore = {
       acquire: () => Promise.reject(new Error('redis down')),
@@ -134,7 +154,12 @@ describe('backend bulkhead, store unreachable', () => {
       release: () => Promise.reject(new Error('redis down')),
       held: () => Promise.reject(new Error('redis down')),
     };
-    const worker = createBackendBulkhead({ limits: () => ({ maxInFlightPerWorker: 2, maxInFlight: 3 }), store: broken, now: Date.now, onStoreError: (e) => errors.push(e) });
+    const worker = createBackendBulkhead({
+      limits: () => ({ maxInFlightPerWorker: 2, maxInFlight: 3 }),
+      store: broken,
+      now: Date.now,
+      onStoreError: (e) => errors.push(e),
+    });
     const permits = [await worker.acquire('gpu'), await worker.acquire('gpu'), await worker.acquire('gpu')];
     expect(permits.map((p) => p !== null)).toEqual([true, true, false]);
     worker.close();

@@ -38,7 +38,11 @@ describe('group commit', () => {
 
   it('an Error in one slot fails only its caller', async () => {
     const tick = manual();
-    const call = createGroupCommit<number, number>({ maxItems: 10, schedule: tick.schedule, run: async (items) => items.map((i) => (i === 2 ? new Error('bad item 2') : i)) });
+    const call = createGroupCommit<number, number>({
+      maxItems: 10,
+      schedule: tick.schedule,
+      run: async (items) => items.map((i) => (i === 2 ? new Error('bad item 2') : i)),
+    });
     const answers = Promise.allSettled([call(1), call(2), call(3)]);
     tick.send();
     const settled = await answers;

@@ -9,7 +9,7 @@ const capture = () => {
 };
 
 describe('logger', () => {
-  const key = 'sk_live_' + 'A1b2'.repeat(10);
+  const key = `sk_live_${'A1b2'.repeat(10)}`;
 
   it.each([
     [`calling with ${key}`, 'calling with sk_live_[redacted]'],

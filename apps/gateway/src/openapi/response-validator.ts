@@ -49,14 +49,16 @@ export function createResponseValidator(doc: OpenApiDocument) {
 
     const documentedTypes = Object.keys(response.content ?? {});
     const actualType = mediaType(r.headers.get('content-type'));
-    if (documentedTypes.length && !documentedTypes.includes(actualType)) problems.push(`${where}: content type ${actualType || '(none)'} not in ${documentedTypes.join(', ')}`);
+    if (documentedTypes.length && !documentedTypes.includes(actualType))
+      problems.push(`${where}: content type ${actualType || '(none)'} not in ${documentedTypes.join(', ')}`);
     if (actualType === 'application/json' && documentedTypes.includes('application/json')) {
       const validate = validatorAt(`${base}/content/application~1json/schema`);
       if (!validate(r.body)) problems.push(`${where}: body ${JSON.stringify(r.body)} does not match: ${ajv.errorsText(validate.errors)}`);
     }
 
     const documentedHeaders = new Set(Object.keys(response.headers ?? {}).map((name) => name.toLowerCase()));
-    for (const name of API_HEADERS) if (r.headers.has(name) && !documentedHeaders.has(name.toLowerCase())) problems.push(`${where}: header ${name} sent but not documented`);
+    for (const name of API_HEADERS)
+      if (r.headers.has(name) && !documentedHeaders.has(name.toLowerCase())) problems.push(`${where}: header ${name} sent but not documented`);
     for (const [name, header] of Object.entries<any>(response.headers ?? {})) {
       const value = r.headers.get(name);
       if (value === null) {

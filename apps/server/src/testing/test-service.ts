@@ -113,7 +113,10 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     const db = await createMigratedTestDatabase();
     const s3 = await startTestS3();
     ownS3 = s3;
-    cleanups.push(() => db.drop(), () => s3.stop());
+    cleanups.push(
+      () => db.drop(),
+      () => s3.stop(),
+    );
     Object.assign(baseEnv, {
       DATABASE_URL: db.url,
       DATABASE_POOL_SIZE: '5',
@@ -141,7 +144,12 @@ export async function startTestService(shape: Shape, env: Record<string, string>
       done();
     },
   });
-  const logger = createLogger({ level: config.log.level, format: 'json', service: 'promptpix-test', transports: [new winston.transports.Stream({ stream: capture })] });
+  const logger = createLogger({
+    level: config.log.level,
+    format: 'json',
+    service: 'promptpix-test',
+    transports: [new winston.transports.Stream({ stream: capture })],
+  });
   // A new service's database is a copy of the migrated template (see @promptpix/db/testing), so there
   // is nothing left to migrate; an explicit DATA_DIR that already holds a database is migrated as usual.
   let migrate = !options.shareWith;

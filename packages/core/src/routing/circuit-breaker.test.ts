@@ -46,10 +46,30 @@ describe('afterCall', () => {
 describe('admit', () => {
   const cases: Array<[string, BreakerState, number, { allowed: boolean; trial: boolean; next: BreakerState }]> = [
     ['closed lets every call through', closed('011', 1), 5, { allowed: true, trial: false, next: closed('011', 1) }],
-    ['open refuses during the cool-off', { state: 'open', openedAt: 0, openUntil: 5000 }, 4999, { allowed: false, trial: false, next: { state: 'open', openedAt: 0, openUntil: 5000 } }],
-    ['open lets one trial through after it', { state: 'open', openedAt: 0, openUntil: 5000 }, 5000, { allowed: true, trial: true, next: { state: 'half-open', trialStartedAt: 5000 } }],
-    ['half-open refuses while the trial runs', { state: 'half-open', trialStartedAt: 5000 }, 64_999, { allowed: false, trial: false, next: { state: 'half-open', trialStartedAt: 5000 } }],
-    ['half-open hands a stale trial to the next call', { state: 'half-open', trialStartedAt: 5000 }, 65_000, { allowed: true, trial: true, next: { state: 'half-open', trialStartedAt: 65_000 } }],
+    [
+      'open refuses during the cool-off',
+      { state: 'open', openedAt: 0, openUntil: 5000 },
+      4999,
+      { allowed: false, trial: false, next: { state: 'open', openedAt: 0, openUntil: 5000 } },
+    ],
+    [
+      'open lets one trial through after it',
+      { state: 'open', openedAt: 0, openUntil: 5000 },
+      5000,
+      { allowed: true, trial: true, next: { state: 'half-open', trialStartedAt: 5000 } },
+    ],
+    [
+      'half-open refuses while the trial runs',
+      { state: 'half-open', trialStartedAt: 5000 },
+      64_999,
+      { allowed: false, trial: false, next: { state: 'half-open', trialStartedAt: 5000 } },
+    ],
+    [
+      'half-open hands a stale trial to the next call',
+      { state: 'half-open', trialStartedAt: 5000 },
+      65_000,
+      { allowed: true, trial: true, next: { state: 'half-open', trialStartedAt: 65_000 } },
+    ],
   ];
   it.each(cases)('%s', (_name, current, now, expected) => {
     expect(admit(current, now, policy)).toEqual(expected);
@@ -113,8 +133,12 @@ describe('createBackendBreaker over a shared store', () => {
     expect((await workerB.admit('gpu')).allowed).toBe(true);
   });
 
-  it('takes each backend\'s own policy: one that may hold two calls at once opens on two bad outcomes', async () => {
-    const breaker = createBackendBreaker({ store: createMemoryBreakerStore(), policy: (backend) => (backend === 'gpu' ? { ...policy, failures: 2 } : policy), now: () => 0 });
+  it("takes each backend's own policy: one that may hold two calls at once opens on two bad outcomes", async () => {
+    const breaker = createBackendBreaker({
+      store: createMemoryBreakerStore(),
+      policy: (backend) => (backend === 'gpu' ? { ...policy, failures: 2 } : policy),
+      now: () => 0,
+    });
     for (const backend of ['gpu', 'hosted']) for (let i = 0; i < 2; i++) await breaker.record(backend, 'slow');
     expect(await breaker.health(['gpu', 'hosted'])).toEqual({ gpu: 'down', hosted: 'up' });
   });

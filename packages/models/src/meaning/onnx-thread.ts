@@ -40,7 +40,11 @@ export async function startOnnxThread(modelPath: string, threads: number): Promi
   let loadingListeners: Array<[string, (...args: any[]) => void]> = [];
   const ready = await new Promise<Ready>((resolve, reject) => {
     const onExit = (code: number) => reject(new Error(`the model thread stopped while loading (exit code ${code})`));
-    loadingListeners = [['message', resolve], ['error', reject], ['exit', onExit]];
+    loadingListeners = [
+      ['message', resolve],
+      ['error', reject],
+      ['exit', onExit],
+    ];
     for (const [event, listener] of loadingListeners) worker.once(event, listener);
   }).catch(async (error: unknown) => {
     await worker.terminate();

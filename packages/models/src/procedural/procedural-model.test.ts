@@ -126,7 +126,10 @@ describe('style seam', () => {
     const out = await applyRecipe(image, recipe, 7, { width: 4, height: 4 });
     await applyRecipe(image, recipe, -1, { width: 4, height: 4 });
     expect(seen).toEqual([1, 0]);
-    const { channels } = await out.png().toBuffer().then((b) => sharp(b).stats());
+    const { channels } = await out
+      .png()
+      .toBuffer()
+      .then((b) => sharp(b).stats());
     expect(channels[0].mean).toBe(255);
   });
 });

@@ -74,7 +74,15 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan 
       const colour = mix(palette.skyHorizon, layer.terrain.ground, 0.45 + 0.55 * layer.depth);
       const layerRng = rng.fork(`layer ${i}`);
       const { kind } = layer.terrain;
-      const ridge = paintLayer(canvas, layerRng, { kind, depth: layer.depth, baseY: layer.baseY, colour: shift(colour, { l: -6 * layer.depth }), accent: palette.accent, time, snowCaps });
+      const ridge = paintLayer(canvas, layerRng, {
+        kind,
+        depth: layer.depth,
+        baseY: layer.baseY,
+        colour: shift(colour, { l: -6 * layer.depth }),
+        accent: palette.accent,
+        time,
+        snowCaps,
+      });
       ridges.push(ridge);
       if (motifs.has('trees') && (kind === 'hills' || kind === 'mountains' || kind === 'dunes')) {
         const treeColour = mix(hsl(135, 45, 22), palette.ground, 0.35 + 0.3 * (1 - layer.depth));

@@ -34,7 +34,10 @@ describe.each(SHAPES)('a burst of fresh generations (%s)', (shape) => {
     const account = await service.createAccount({ plan: 'enterprise', monthlyGenerations: LIMIT });
     const results = await Promise.all(
       Array.from({ length: BURST }, (_, i) =>
-        request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: distinctPrompt(i, 'in a meadow') }),
+        request(service.baseUrl)
+          .post('/api/v1/generate')
+          .set('Authorization', `Bearer ${account.secretKey}`)
+          .send({ prompt: distinctPrompt(i, 'in a meadow') }),
       ),
     );
     const after = await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`);

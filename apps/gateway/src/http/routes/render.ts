@@ -72,4 +72,3 @@ export const renderRoutes = (deps: GatewayDeps) =>
     const job = await holdForImage(deps.jobStore, started.job, deps.renderWaitMs, () => closed);
     return redirect(res, job.imageUrl);
   });
-
