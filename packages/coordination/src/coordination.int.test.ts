@@ -14,7 +14,9 @@ const newRedis = () => {
   redisClients.push(r);
   return r;
 };
-afterAll(() => redisClients.forEach((r) => r.disconnect()));
+afterAll(() => {
+  for (const r of redisClients) r.disconnect();
+});
 
 const limiters: Array<[string, () => RateLimiter]> = [
   ['memory', () => createMemoryRateLimiter()],

@@ -6,7 +6,9 @@ import { createMemoryActiveJobs, createRedisActiveJobs } from './active-jobs';
 import { createComposedJobAdmission, createRedisJobAdmission } from './job-admission';
 
 const redisClients: Redis[] = [];
-afterAll(() => redisClients.forEach((r) => r.disconnect()));
+afterAll(() => {
+  for (const r of redisClients) r.disconnect();
+});
 
 /** An admission and the ports a worker releases through, on the same store. */
 const shapes: Array<[string, () => { admission: JobAdmission; jobStore: JobStore; activeJobs: ReturnType<typeof createMemoryActiveJobs> }]> = [

@@ -9,7 +9,9 @@ const newRedis = () => {
   redisClients.push(r);
   return r;
 };
-afterAll(() => redisClients.forEach((r) => r.disconnect()));
+afterAll(() => {
+  for (const r of redisClients) r.disconnect();
+});
 
 /** Two handles on one store: two worker processes in production (two Redis clients), the one process embedded. */
 const stores: Array<[string, () => [PermitStore, PermitStore]]> = [
@@ -72,7 +74,9 @@ describe.each(stores)('permit store contract (%s)', (_name, make) => {
 describe.each(stores)('backend bulkhead over the %s permit store', (_name, make) => {
   const limits = (backend: string) => (backend === 'gpu' ? { maxInFlightPerWorker: 2, maxInFlight: 3 } : { maxInFlightPerWorker: 1, maxInFlight: null });
   const bulkheads: Array<{ close(): void }> = [];
-  afterEach(() => bulkheads.splice(0).forEach((b) => b.close()));
+  afterEach(() => {
+    for (const b of bulkheads.splice(0)) b.close();
+  });
   const bulkhead = (store: PermitStore, options: { leaseMs?: number; onStoreError?: (e: unknown) => void } = {}) => {
     const b = createBackendBulkhead({
       limits,

@@ -3,7 +3,12 @@ import { createGroupCommit } from './group-commit';
 /** A scheduler the test drives: each `send()` runs the batch opened since the last one. */
 const manual = () => {
   const pending: Array<() => void> = [];
-  return { schedule: (send: () => void) => void pending.push(send), send: () => pending.splice(0).forEach((s) => s()) };
+  return {
+    schedule: (send: () => void) => void pending.push(send),
+    send: () => {
+      for (const s of pending.splice(0)) s();
+    },
+  };
 };
 
 class Refused extends Error {}

@@ -69,7 +69,9 @@ describe('the server process with INSTANT_EMBEDDINGS=local (built bundle, onnxru
     });
   };
   const dataDirs: string[] = [];
-  afterAll(() => dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  afterAll(() => {
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('starts with the model loaded', async () => {
     const server = start(writeTinyModel({ poolingMode: 'mean_tokens' }).dir);

@@ -17,7 +17,12 @@ const readAsDataUrl = (file: File) =>
 /** Photos chosen in the file input, previewed with object URLs (revoked when replaced or gone). */
 function usePhotos() {
   const [photos, setPhotos] = useState<Array<{ file: File; url: string }>>([]);
-  useEffect(() => () => photos.forEach((p) => URL.revokeObjectURL(p.url)), [photos]);
+  useEffect(
+    () => () => {
+      for (const p of photos) URL.revokeObjectURL(p.url);
+    },
+    [photos],
+  );
   return {
     photos,
     set: (files: File[]) => setPhotos(files.slice(0, MAX_PHOTOS).map((file) => ({ file, url: URL.createObjectURL(file) }))),

@@ -73,7 +73,9 @@ describe('open job event streams', () => {
     ],
   ] as const)('%s', (_name, before, next, outcome) => {
     const { open } = setup();
-    before.forEach(([key, account], i) => open(`s${i}`, key, account));
+    before.forEach(([key, account], i) => {
+      open(`s${i}`, key, account);
+    });
     expect(refusal(() => open('next', next[0], next[1]))).toBe(outcome);
   });
 

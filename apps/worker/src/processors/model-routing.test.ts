@@ -31,7 +31,9 @@ const registry = createModelRegistry(
 const request: ModelRequest = { prompt: 'p', strength: 1, seed: 1, width: 1, height: 1 };
 
 const bulkheads: BackendBulkhead[] = [];
-afterEach(() => bulkheads.splice(0).forEach((b) => b.close()));
+afterEach(() => {
+  for (const b of bulkheads.splice(0)) b.close();
+});
 
 function routerWith(options: { store?: BreakerStore; models?: Record<string, ImageModel>; failures?: number } = {}) {
   const breaker = createBackendBreaker({

@@ -316,7 +316,9 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
         sql,
         indexes.map((i) => lookups[i]),
       );
-      indexes.forEach((index, j) => (answers[index] = found[j]));
+      indexes.forEach((index, j) => {
+        answers[index] = found[j];
+      });
     }
     return answers;
   },

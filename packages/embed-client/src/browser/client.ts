@@ -128,7 +128,9 @@ export function start(base: string, key: string, doc: Document): void {
     preload.onload = safe(() => {
       entry.url = url;
       entry.imageId = String(imageId || '');
-      entry.imgs.forEach((img) => show(entry, img));
+      entry.imgs.forEach((img) => {
+        show(entry, img);
+      });
     });
     preload.onerror = safe(() => fail(entry, 'image did not load'));
     preload.src = url;
@@ -321,7 +323,10 @@ export function start(base: string, key: string, doc: Document): void {
       records.forEach(
         safe((record: MutationRecord) => {
           if (record.type === 'attributes') consider(record.target as HTMLImageElement);
-          else record.addedNodes.forEach((node) => node instanceof Element && scan(node));
+          else
+            record.addedNodes.forEach((node) => {
+              if (node instanceof Element) scan(node);
+            });
         }),
       ),
     ),

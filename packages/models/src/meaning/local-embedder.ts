@@ -154,7 +154,9 @@ export function createLocalEmbedder(config: LocalEmbedderConfig): LocalEmbedder 
           config,
           slice.map((index) => rows[index]),
         );
-        slice.forEach((index, j) => (vectors[index] = denseToMeaning(pooled[j])));
+        slice.forEach((index, j) => {
+          vectors[index] = denseToMeaning(pooled[j]);
+        });
       }
       return vectors;
     },

@@ -27,7 +27,9 @@ describe('the word-vector file and its reader', () => {
       const found = vectors.lookup(word);
       expect(found?.rank).toBe(rank);
       const step = Math.max(...expected.map(Math.abs)) / 127;
-      expected.forEach((v, d) => expect(Math.abs(found!.vector[d] - v)).toBeLessThanOrEqual(step / 2 + 1e-6));
+      expected.forEach((v, d) => {
+        expect(Math.abs(found!.vector[d] - v)).toBeLessThanOrEqual(step / 2 + 1e-6);
+      });
     },
   );
 

@@ -34,7 +34,9 @@ export const paintStars = (canvas: Canvas, rng: Rng, horizonY: number): void => 
     const y = horizonY * rng.next() ** 1.4;
     buckets[rng.int(0, 2)].push(circlePath(rng.range(0, canvas.width), y, u * rng.range(0.8, 2.4)));
   }
-  buckets.forEach((d, i) => canvas.add(`<path d="${d.join('')}" fill="#fffbea" fill-opacity="${(0.35 + i * 0.3).toFixed(2)}"/>`));
+  buckets.forEach((d, i) => {
+    canvas.add(`<path d="${d.join('')}" fill="#fffbea" fill-opacity="${(0.35 + i * 0.3).toFixed(2)}"/>`);
+  });
   const sparkles: string[] = [];
   for (let i = rng.int(3, 7); i > 0; i--) {
     const [x, y, s] = [rng.range(0, canvas.width), rng.range(0, horizonY * 0.7), u * rng.range(6, 12)];

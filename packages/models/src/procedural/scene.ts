@@ -55,7 +55,9 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan 
   if (sunlit) paintSun(canvas, rng.fork('sun'), palette, time, open ? h * 0.8 : horizonY);
   if (motifs.has('moon') || (time === 'night' && motifs.has('sun'))) paintMoon(canvas, rng.fork('moon'), palette, open ? h * 0.8 : horizonY);
   if (motifs.has('planets')) paintPlanets(canvas, rng.fork('planets'), palette);
-  plan.wordShapes.forEach((shape, i) => paintWordShape(canvas, rng.fork(`word ${i}`), shape, time, horizonY));
+  plan.wordShapes.forEach((shape, i) => {
+    paintWordShape(canvas, rng.fork(`word ${i}`), shape, time, horizonY);
+  });
   if (motifs.has('clouds')) paintClouds(canvas, rng.fork('clouds'), palette, time, horizonY, motifs.has('rain'));
   if (motifs.has('birds')) paintBirds(canvas, rng.fork('birds'), palette, horizonY);
 
@@ -107,7 +109,9 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan 
   if (motifs.has('snow')) paintSnow(canvas, rng.fork('snow'));
   if (motifs.has('rain')) paintRain(canvas, rng.fork('rain'));
   if (motifs.has('embers')) paintEmbers(canvas, rng.fork('embers'), palette);
-  plan.wordShapes.forEach((shape, i) => shape.kind === 'scatter' && paintScatter(canvas, rng.fork(`scatter ${i}`), shape, time));
+  plan.wordShapes.forEach((shape, i) => {
+    if (shape.kind === 'scatter') paintScatter(canvas, rng.fork(`scatter ${i}`), shape, time);
+  });
 
   return { svg: canvas.toSvg(), plan };
 };

@@ -180,7 +180,9 @@ async function record(incoming: IncomingMessage): Promise<RecordedRequest> {
     const fields: Record<string, string[]> = {};
     const files: RecordedFile[] = [];
     const entries: Array<[string, FormDataEntryValue]> = [];
-    form.forEach((value, field) => entries.push([field, value]));
+    form.forEach((value, field) => {
+      entries.push([field, value]);
+    });
     for (const [field, value] of entries) {
       if (typeof value === 'string') (fields[field] ??= []).push(value);
       else files.push({ field, filename: value.name, type: value.type, data: Buffer.from(await value.arrayBuffer()) });
