@@ -1,6 +1,6 @@
 /** The account dashboard: a Preact single-page app served at /dashboard (see ../page-routes.ts). */
 import './app.css';
-import { render } from 'preact';
+import { render, type ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { SessionView } from '@promptpix/contracts';
 import { ApiError, api, setSession } from './api';
@@ -247,7 +247,7 @@ function App() {
     if (path === BASE || path === `${BASE}/`) navigate(`${BASE}/images`, { replace: true });
   }, [path]);
 
-  let body;
+  let body: ComponentChildren;
   if (onSignIn)
     body = (
       <SignInPage

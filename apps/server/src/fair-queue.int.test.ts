@@ -99,7 +99,11 @@ describe("a worker killed while it holds an account's job (production)", () => {
     return child;
   };
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'), await exited(child);
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited(child);
+      }
   });
 
   it('another worker finishes every job of both accounts once, each account charged once per job', async () => {

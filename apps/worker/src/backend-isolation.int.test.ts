@@ -215,7 +215,10 @@ describe('one backend hangs: every other model keeps its latency (default settin
   it('embedded and production at once: the built-in model within 2x of its idle latency, the breaker open within 90 s, the hung jobs failed and refunded within the bound, the backend never holding more than its limit', async () => {
     const warm = new Map<Shape, () => void>();
     const allWarm = Promise.all(SHAPES.map((shape) => new Promise<void>((resolve) => warm.set(shape, resolve))));
-    const bothWarm = (shape: Shape) => (warm.get(shape)!(), allWarm.then(() => undefined));
+    const bothWarm = (shape: Shape) => {
+      warm.get(shape)!();
+      return allWarm.then(() => undefined);
+    };
     const reports = await Promise.all(SHAPES.map((shape) => hangScenario(shapes.get(shape)!, bothWarm)));
     for (const r of reports) {
       console.log(
@@ -278,14 +281,20 @@ describe.each(SHAPES)('a retry redoes only what failed (%s)', (shape) => {
 
   /** Storage refuses writes: the S3 proxy the workers go through resets every connection; on local disk, a file stands where the images directory goes. */
   function storageDown(): void {
-    if (shape === 'production') return running.s3Proxy!.cut();
+    if (shape === 'production') {
+      running.s3Proxy!.cut();
+      return;
+    }
     const images = join(localRoot(), 'images');
     mkdirSync(images, { recursive: true });
     renameSync(images, `${images}.aside`);
     writeFileSync(images, 'not a directory');
   }
   function storageUp(): void {
-    if (shape === 'production') return running.s3Proxy!.pass();
+    if (shape === 'production') {
+      running.s3Proxy!.pass();
+      return;
+    }
     const images = join(localRoot(), 'images');
     rmSync(images, { force: true });
     renameSync(`${images}.aside`, images);

@@ -32,7 +32,11 @@ describe('worker killed mid-generation (SIGKILL)', () => {
     service = await startTestService('production', {}, { worker: false });
   });
   afterAll(async () => {
-    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL'), await exited(w);
+    for (const w of workers)
+      if (w.exitCode === null && w.signalCode === null) {
+        w.kill('SIGKILL');
+        await exited(w);
+      }
     await service?.stop();
   });
 

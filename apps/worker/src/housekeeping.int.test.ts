@@ -15,7 +15,16 @@ function captureLogger() {
     level: 'debug',
     format: 'json',
     service: 'housekeeping-test',
-    transports: [new winston.transports.Stream({ stream: new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk))), done()) }) })],
+    transports: [
+      new winston.transports.Stream({
+        stream: new Writable({
+          write: (chunk, _e, done) => {
+            lines.push(JSON.parse(String(chunk)));
+            done();
+          },
+        }),
+      }),
+    ],
   });
   return { logger, lines };
 }

@@ -20,7 +20,10 @@ describe('group commit', () => {
     const call = createGroupCommit<number, number>({
       maxItems: 10,
       schedule: tick.schedule,
-      run: async (items) => (batches.push(items), items.map((i) => i * 10)),
+      run: async (items) => {
+        batches.push(items);
+        return items.map((i) => i * 10);
+      },
     });
     const answers = Promise.all([call(1), call(2), call(3)]);
     tick.send();
@@ -34,7 +37,14 @@ describe('group commit', () => {
   it('splits a turn with more calls than maxItems into several batches', async () => {
     const tick = manual();
     const batches: number[][] = [];
-    const call = createGroupCommit<number, number>({ maxItems: 2, schedule: tick.schedule, run: async (items) => (batches.push(items), items) });
+    const call = createGroupCommit<number, number>({
+      maxItems: 2,
+      schedule: tick.schedule,
+      run: async (items) => {
+        batches.push(items);
+        return items;
+      },
+    });
     const answers = Promise.all([1, 2, 3, 4, 5].map(call));
     tick.send();
     expect(await answers).toEqual([1, 2, 3, 4, 5]);
@@ -103,7 +113,13 @@ describe('group commit', () => {
 
   it('by default batches on setImmediate: calls made through microtasks of one turn share a batch', async () => {
     const batches: number[][] = [];
-    const call = createGroupCommit<number, number>({ maxItems: 10, run: async (items) => (batches.push(items), items) });
+    const call = createGroupCommit<number, number>({
+      maxItems: 10,
+      run: async (items) => {
+        batches.push(items);
+        return items;
+      },
+    });
     const viaMicrotasks = async (n: number) => {
       for (let i = 0; i < n; i++) await Promise.resolve();
       return call(n);

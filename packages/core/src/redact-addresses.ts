@@ -28,7 +28,7 @@ const PATTERNS: RegExp[] = [
 export function redactAddresses(text: string): string {
   let out = text;
   for (const pattern of PATTERNS)
-    out = out.replace(pattern, (match, ...rest) => {
+    out = out.replace(pattern, (_match, ...rest) => {
       const groups = rest.at(-1) as { code?: string } | undefined;
       return groups?.code ? `${groups.code} ${ADDRESS}` : ADDRESS;
     });

@@ -19,7 +19,7 @@ import {
 } from '@promptpix/core';
 import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from '@promptpix/core';
 import type { BackendLimitSettings, EmbedderConfig, ModelConfig, ModelEntry } from '@promptpix/models';
-import { LocalModelDirError, locateLocalModel } from '@promptpix/models';
+import { LocalModelDirError, locateLocalModel, type LocalModelFiles } from '@promptpix/models';
 import { ModelsFileError, parseModelsFile } from './models-file';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-server';
 
@@ -279,7 +279,7 @@ function embedderConfig(e: Env): EmbedderConfig {
   const calibration = { floor: e.EMBEDDINGS_SCORE_FLOOR, ceiling: e.EMBEDDINGS_SCORE_CEILING };
   if (e.INSTANT_EMBEDDINGS === 'local') {
     const dir = e.EMBEDDINGS_MODEL_DIR ?? need('EMBEDDINGS_MODEL_DIR');
-    let files;
+    let files: LocalModelFiles;
     try {
       files = locateLocalModel(dir, e.EMBEDDINGS_POOLING);
     } catch (error) {

@@ -4,7 +4,12 @@ import { createLogger, redact, runWithRequestId } from './logger';
 
 const capture = () => {
   const lines: string[] = [];
-  const stream = new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) });
+  const stream = new Writable({
+    write: (chunk, _e, done) => {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   return { lines, transport: new winston.transports.Stream({ stream }) };
 };
 

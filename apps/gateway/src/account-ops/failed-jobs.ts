@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { accountStatusError, AppError, fieldError, type Caller, type PlanName } from '@promptpix/core';
+import { accountStatusError, AppError, fieldError, type Caller, type PlanName, type Started } from '@promptpix/core';
 import type { FailedJobRow } from '@promptpix/db';
 import type { GatewayDeps } from '../deps';
 import { chosenModel } from '../http/model-choice';
@@ -88,7 +88,7 @@ export async function retryFailedJob(deps: Pick<GatewayDeps, 'failedJobs' | 'acc
       retriedAs: again?.retriedAs?.startsWith(CLAIM) ? null : (again?.retriedAs ?? null),
     });
   }
-  let started;
+  let started: Started;
   try {
     started = await deps.generations.start({ ...account, plan: account.plan as PlanName }, row.request, scope.caller ? { caller: scope.caller } : {});
   } catch (error) {

@@ -93,9 +93,18 @@ describe('createBackendBreaker over a shared store', () => {
     const inner = createMemoryBreakerStore();
     const calls = { read: 0, readMany: 0, swap: 0 };
     const store = {
-      read: (b: string) => (calls.read++, inner.read(b)),
-      readMany: (b: readonly string[]) => (calls.readMany++, inner.readMany(b)),
-      swap: (b: string, e: string | null, n: string | null) => (calls.swap++, inner.swap(b, e, n)),
+      read: (b: string) => {
+        calls.read++;
+        return inner.read(b);
+      },
+      readMany: (b: readonly string[]) => {
+        calls.readMany++;
+        return inner.readMany(b);
+      },
+      swap: (b: string, e: string | null, n: string | null) => {
+        calls.swap++;
+        return inner.swap(b, e, n);
+      },
     };
     return { store, calls };
   }

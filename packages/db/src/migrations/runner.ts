@@ -78,7 +78,7 @@ export async function migrateDatabase(target: DatabaseConfig | Database, options
 export async function migrationStatus(target: DatabaseConfig | Database, options: MigrateOptions = {}): Promise<MigrationStatus> {
   const migrationsList = readMigrationList(options.migrationsDir);
   return withTargetEngine(target, options.log, async (engine) => {
-    let result;
+    let result: Awaited<ReturnType<typeof engine.diagnoseMigrationHistory>>;
     try {
       result = await engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: false, filters: NO_FILTERS });
     } catch (error) {

@@ -123,7 +123,10 @@ export function start(base: string, key: string, doc: Document): void {
 
   /** Preload once per entry, then swap every element in together; the fallback stays until then. */
   function ready(entry: Entry, url: unknown, imageId: unknown): void {
-    if (typeof url !== 'string') return fail(entry, 'no image');
+    if (typeof url !== 'string') {
+      fail(entry, 'no image');
+      return;
+    }
     const preload = new Image();
     preload.onload = safe(() => {
       entry.url = url;
@@ -163,7 +166,10 @@ export function start(base: string, key: string, doc: Document): void {
   function follow(entry: Entry, jobId: string): void {
     const pollJob = () => void poll(entry, jobId).catch((error) => fail(entry, error));
     const source = typeof EventSource === 'function' && streams < MAX_STREAMS ? openStream(jobId) : null;
-    if (!source) return pollJob();
+    if (!source) {
+      pollJob();
+      return;
+    }
     streams++;
     let following = true;
     const end = (then: () => void) => {

@@ -355,7 +355,7 @@ const kernelFor = (stages: readonly Stage[], overlays: ReadonlyArray<{ flat: boo
   const colour = stages.filter((st) => st !== 'warp' && !late.includes(st)).map((st) => SNIPPETS[st]);
   const after = stages.filter((st) => late.includes(st)).map((st) => SNIPPETS[st]);
   const locals = overlays.map(
-    (o, n) =>
+    (_o, n) =>
       `const ov${n} = p.overlays[${n}].mask, ovK${n} = p.overlays[${n}].k, ovR${n} = p.overlays[${n}].r, ovG${n} = p.overlays[${n}].g, ovB${n} = p.overlays[${n}].b, ovImg${n} = p.overlays[${n}].image;`,
   );
   const body = `

@@ -194,7 +194,7 @@ describe.each(SHAPES)('POST /api/v1/embed/resolve (%s)', (shape) => {
 
   it('is rate limited with the generate bucket', async () => {
     const free = await service.createAccount();
-    let last;
+    let last: Awaited<ReturnType<typeof resolve>> | undefined;
     for (let i = 0; i < 31; i++) last = await resolve({ elements: [{ id: 'a', shortcut: 'none' }] }, free.publishableKey);
     expect(last!.status).toBe(429);
     expect(last!.body).toEqual({ error: 'Rate limit exceeded', retryAfterMs: expect.any(Number) });

@@ -18,7 +18,7 @@ const expectExactQuota = (statuses: number[], quotaHeaders: Array<string | undef
   expect(statuses.filter((s) => s === 202)).toHaveLength(LIMIT);
   expect(statuses.filter((s) => s === 402)).toHaveLength(BURST - LIMIT);
   // Every accepted request was given a unit of its own: the used values 1 … LIMIT, each once.
-  const units = quotaHeaders.filter((h, i) => statuses[i] === 202).map(Number);
+  const units = quotaHeaders.filter((_h, i) => statuses[i] === 202).map(Number);
   expect([...units].sort((a, b) => a - b)).toEqual(Array.from({ length: LIMIT }, (_, i) => i + 1));
   expect(quotaUsed).toBe(LIMIT);
 };
