@@ -116,7 +116,8 @@ function evaluate(name: string, printMisses: boolean) {
   const totals: Record<string, { n: number; hit: number; unrelated: number; answered: number; cosHit: number[] }> = {};
   for (const subject of EVAL_SUBJECTS) {
     if (!library.some((entry) => entry.prompt === subject.prompt)) continue;
-    const t = (totals[subject.split] ??= { n: 0, hit: 0, unrelated: 0, answered: 0, cosHit: [] });
+    totals[subject.split] ??= { n: 0, hit: 0, unrelated: 0, answered: 0, cosHit: [] };
+    const t = totals[subject.split];
     for (const query of subject.paraphrases) {
       const ranked = rank(query);
       const best = ranked[0];

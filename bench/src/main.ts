@@ -18,7 +18,7 @@ import { loadBenchConfig, wants, type Ctx } from './context';
 import { replaySlice } from './cost/replay';
 import { compareCosts } from './cost/simulate';
 import { DEFAULT_TRACE, generateTrace, type TraceParams } from './cost/trace';
-import { ROOT, logLevels } from './proc';
+import { ROOT, logLevels, type Child } from './proc';
 import { evaluateTargets, toMarkdown, type Results } from './report';
 import { runHttpPhase } from './scenarios/http';
 import { runInstantPhase } from './scenarios/instant';
@@ -103,6 +103,13 @@ async function main() {
     },
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
+  /** Keeps a worker's log line counts by level, under its name. */
+  const keepLogLevels = (worker: Child) => {
+    for (const [k, v] of Object.entries(logLevels(worker))) {
+      results.workerWarnLines ??= {};
+      results.workerWarnLines[`${worker.name} ${k}`] = v;
+    }
+  };
 
   let stack: Stack | undefined;
   let ctx: Ctx | undefined;
@@ -176,10 +183,7 @@ async function main() {
     const ensureWorker = async (concurrency: number, modelLatencyMs: number) => {
       const name = `worker-c${concurrency}-l${modelLatencyMs}`;
       if (stack!.worker?.isRunning() && stack!.worker.name === name) return;
-      if (stack!.worker) {
-        const warn = logLevels(stack!.worker);
-        for (const [k, v] of Object.entries(warn)) (results.workerWarnLines ??= {})[`${stack!.worker.name} ${k}`] = v;
-      }
+      if (stack!.worker) keepLogLevels(stack!.worker);
       await stack!.stopWorker();
       await stack!.startWorker({ concurrency, modelLatencyMs });
     };
@@ -210,11 +214,11 @@ async function main() {
     // Last: it leaves a flood of queued jobs behind on the production stack.
     if (wants(ctx, 'fairness')) {
       results.fairness = { shapes: [await runFairnessEmbedded(ctx)] };
-      if (stack.worker) for (const [k, v] of Object.entries(logLevels(stack.worker))) (results.workerWarnLines ??= {})[`${stack.worker.name} ${k}`] = v;
+      if (stack.worker) keepLogLevels(stack.worker);
       results.fairness.shapes.unshift(await runFairnessProduction(ctx));
     }
     if (stack.worker) {
-      for (const [k, v] of Object.entries(logLevels(stack.worker))) (results.workerWarnLines ??= {})[`${stack.worker.name} ${k}`] = v;
+      keepLogLevels(stack.worker);
       await stack.stopWorker();
     }
   } catch (error) {

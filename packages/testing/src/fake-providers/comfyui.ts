@@ -351,7 +351,8 @@ function validate(workflow: unknown, uploads: Map<string, Buffer>): unknown {
   if (outputs.length === 0) return comfyError('prompt_no_outputs', 'Prompt has no outputs', '', []);
   const nodeErrors: Record<string, { errors: unknown[]; dependent_outputs: string[]; class_type: string }> = {};
   const fail = (id: string, type: string, message: string, details: string, input: string) => {
-    (nodeErrors[id] ??= { errors: [], dependent_outputs: outputs, class_type: String(nodes[id].class_type) }).errors.push({
+    nodeErrors[id] ??= { errors: [], dependent_outputs: outputs, class_type: String(nodes[id].class_type) };
+    nodeErrors[id].errors.push({
       type,
       message,
       details,
