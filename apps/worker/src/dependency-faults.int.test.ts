@@ -58,7 +58,7 @@ describe('a dependency fails while a job runs (production shape, worker processe
       console.log(
         workers
           .flatMap((w) => w.lines())
-          .filter((l) => process.env.DEBUG_FAULTS === 'all' || l.level !== 'info' || /fail|back/.test(l.message))
+          .filter((l) => process.env.DEBUG_FAULTS === 'all' || l.level !== 'info' || /fail|back/.test(String(l.message)))
           .map((l) => JSON.stringify(l))
           .join('\n'),
       );

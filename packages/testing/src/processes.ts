@@ -14,7 +14,7 @@ export interface ServiceProcess {
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   /** Its JSON log lines so far. */
-  lines(): Array<Record<string, any>>;
+  lines(): Array<Record<string, unknown>>;
   /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
   exited(): Promise<number | null>;
   /** Sends SIGKILL unless it has exited; resolves once it has. */

@@ -5,9 +5,14 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { parseCancelAfter, parseIdempotencyKey } from '@promptpix/core';
 import { buildOpenApiDocument } from './document';
-import { findOperation, methodsOf, resolveRef } from './document-walk';
+import type { OpenApiDocument } from './document';
+import * as walk from './document-walk';
+import { methodsOf } from './document-walk';
 
 const doc = buildOpenApiDocument({ serverUrl: 'https://images.example.com', version: '1.2.3' });
+// The tests read the document as plain JSON, following optional members without narrowing each.
+const findOperation = (d: OpenApiDocument, method: string, path: string): any => walk.findOperation(d, method, path);
+const resolveRef = (d: OpenApiDocument, value: unknown): any => walk.resolveRef(d, value);
 
 const schemaOf = (method: string, path: string) => {
   const op = findOperation(doc, method, path);

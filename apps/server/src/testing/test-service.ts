@@ -44,10 +44,12 @@ export interface TestService {
   /** Model calls made by this service's worker. */
   modelCalls(): number;
   /** Calls the operator API; returns status and JSON body. */
+  // biome-ignore lint/suspicious/noExplicitAny: the operator API's JSON answer, read field by field by the integration tests' assertions
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** An approved account with one secret and one publishable key. */
   createAccount(options?: { status?: string; plan?: string; domains?: string[]; monthlyGenerations?: number }): Promise<TestAccount>;
   /** Polls a job until it is completed or failed. */
+  // biome-ignore lint/suspicious/noExplicitAny: the job's JSON view, read field by field by the integration tests' assertions
   waitForJob(jobId: string, key: string, timeoutMs?: number): Promise<any>;
   /**
    * Analytics rows matching `where`, once they stand for at least `atLeast` events (a row counts its
