@@ -9,8 +9,8 @@ import { ToastRegion, toast, useToastLayer } from './toasts';
 
 export { toast, ToastRegion } from './toasts';
 
-export function Link(props: AnchorHTMLAttributes & { href: string }) {
-  return <a {...props} onClick={onLinkClick} />;
+export function Link({ href, ...props }: AnchorHTMLAttributes & { href: string }) {
+  return <a href={href} {...props} onClick={onLinkClick} />;
 }
 
 export function PageHeader({ title, description, actions }: { title: string; description?: ComponentChildren; actions?: ComponentChildren }) {
@@ -240,6 +240,7 @@ export function Dialog({
     if (!open) opener.current = null;
   }, [open]);
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click on the backdrop closes; the keyboard's way out is Escape, which the modal <dialog> turns into its close event (onClose)
     <dialog
       ref={ref}
       class={`dialog${wide ? ' dialog-wide' : ''}`}
@@ -326,6 +327,7 @@ export function ConfirmHost() {
       <div class="confirm">
         <div class="muted">{request?.message}</div>
         <div class="form-actions">
+          {/* biome-ignore lint/a11y/noAutofocus: inside the modal <dialog>, whose showModal() focuses the autofocus element; Cancel, the safe answer to a destructive confirmation, is the one to start on */}
           <button type="button" class="btn btn-secondary" onClick={() => answer(false)} autoFocus>
             Cancel
           </button>

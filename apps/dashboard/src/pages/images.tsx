@@ -143,56 +143,56 @@ export function ImagesPage({ imageId }: { imageId: string | null }) {
     <>
       <PageHeader title="Images" description="Everything generated with your keys, newest first." />
       <Card class="filters-card">
-        <form
-          class="filters"
-          role="search"
-          aria-label="Filter images"
-          onSubmit={(e) => {
-            e.preventDefault();
-            setFilters({ ...draft, q: draft.q.trim() });
-          }}
-        >
-          <Field label="Prompt contains">
-            {(p) => (
-              <input {...p} type="search" value={draft.q} placeholder="e.g. lighthouse" onInput={(e) => setDraft({ ...draft, q: e.currentTarget.value })} />
-            )}
-          </Field>
-          <Field label="Style">
-            {(p) => (
-              <select {...p} value={draft.style} onChange={(e) => setDraft({ ...draft, style: e.currentTarget.value })}>
-                <option value="">Any style</option>
-                <StyleOptions options={options} />
-              </select>
-            )}
-          </Field>
-          <Field label="From">
-            {(p) => (
-              <input {...p} type="date" value={draft.from} max={draft.to || undefined} onInput={(e) => setDraft({ ...draft, from: e.currentTarget.value })} />
-            )}
-          </Field>
-          <Field label="To">
-            {(p) => (
-              <input {...p} type="date" value={draft.to} min={draft.from || undefined} onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })} />
-            )}
-          </Field>
-          <div class="filters-actions">
-            <button type="submit" class="btn btn-primary">
-              Apply
-            </button>
-            {filtered && (
-              <button
-                type="button"
-                class="btn btn-ghost"
-                onClick={() => {
-                  setDraft(NO_FILTERS);
-                  setFilters(NO_FILTERS);
-                }}
-              >
-                Clear
+        <search aria-label="Filter images">
+          <form
+            class="filters"
+            onSubmit={(e) => {
+              e.preventDefault();
+              setFilters({ ...draft, q: draft.q.trim() });
+            }}
+          >
+            <Field label="Prompt contains">
+              {(p) => (
+                <input {...p} type="search" value={draft.q} placeholder="e.g. lighthouse" onInput={(e) => setDraft({ ...draft, q: e.currentTarget.value })} />
+              )}
+            </Field>
+            <Field label="Style">
+              {(p) => (
+                <select {...p} value={draft.style} onChange={(e) => setDraft({ ...draft, style: e.currentTarget.value })}>
+                  <option value="">Any style</option>
+                  <StyleOptions options={options} />
+                </select>
+              )}
+            </Field>
+            <Field label="From">
+              {(p) => (
+                <input {...p} type="date" value={draft.from} max={draft.to || undefined} onInput={(e) => setDraft({ ...draft, from: e.currentTarget.value })} />
+              )}
+            </Field>
+            <Field label="To">
+              {(p) => (
+                <input {...p} type="date" value={draft.to} min={draft.from || undefined} onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })} />
+              )}
+            </Field>
+            <div class="filters-actions">
+              <button type="submit" class="btn btn-primary">
+                Apply
               </button>
-            )}
-          </div>
-        </form>
+              {filtered && (
+                <button
+                  type="button"
+                  class="btn btn-ghost"
+                  onClick={() => {
+                    setDraft(NO_FILTERS);
+                    setFilters(NO_FILTERS);
+                  }}
+                >
+                  Clear
+                </button>
+              )}
+            </div>
+          </form>
+        </search>
       </Card>
       {state.loading ? (
         <Loading label="Loading images…" />
@@ -430,13 +430,13 @@ export function SavePermalink({ image, onSaved }: { image: ImageDetail; onSaved:
         )}
       </Field>
       {existing.length > 0 && (
-        <div class="chips" role="group" aria-label="Existing permalinks">
+        <fieldset class="chips" aria-label="Existing permalinks">
           {existing.slice(0, 8).map((n) => (
             <button type="button" key={n} class="chip" onClick={() => setName(n)} aria-pressed={name === n}>
               {n}
             </button>
           ))}
-        </div>
+        </fieldset>
       )}
       <ErrorAlert error={error} field="name" />
       {saved && (
@@ -477,7 +477,7 @@ function Regenerate({ image, onCreated }: { image: ImageDetail; onCreated: () =>
           {job?.status === 'failed' && <p class="alert alert-error">The job failed: {job.error ?? 'unknown error'}</p>}
           {job?.status === 'completed' && job.imageUrl && (
             <figure class="regen-result">
-              <img src={job.imageUrl} alt={`New image for: ${image.prompt}`} />
+              <img src={job.imageUrl} alt={`Regenerated: ${image.prompt}`} />
               <figcaption>New image ready. {job.imageId && <Link href={`${BASE}/images/${encodeURIComponent(job.imageId)}`}>Open it</Link>}</figcaption>
             </figure>
           )}
