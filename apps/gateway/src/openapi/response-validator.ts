@@ -50,7 +50,8 @@ export function createResponseValidator(doc: OpenApiDocument) {
     if (!raw) return [`${where}: status not documented (documented: ${Object.keys(responses).join(', ')})`];
     const response = resolveRef(doc, raw);
     if (!isJsonObject(response)) throw new TypeError(`${where}: the documented response is not an object`);
-    const base = isJsonObject(raw) && typeof raw.$ref === 'string' ? raw.$ref.slice(1) : `/paths/${pointerKey(r.path)}/${r.method.toLowerCase()}/responses/${r.status}`;
+    const base =
+      isJsonObject(raw) && typeof raw.$ref === 'string' ? raw.$ref.slice(1) : `/paths/${pointerKey(r.path)}/${r.method.toLowerCase()}/responses/${r.status}`;
     const problems: string[] = [];
 
     const documentedTypes = Object.keys(objectOr(response.content));
