@@ -16,10 +16,14 @@ const MB = 1024 * 1024;
 
 const post = (url: string, body: Buffer) =>
   new Promise<number>((resolve) => {
-    const req = http.request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Content-Length': String(body.length) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', 'Content-Length': String(body.length) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', () => resolve(0));
     req.end(body);
   });
@@ -42,7 +46,9 @@ async function main() {
     clearInterval(sampler);
     const after = process.memoryUsage();
     const row = (name: string, rss: number, heap: number) => `| ${name} | ${(rss / MB).toFixed(0)} | ${(heap / MB).toFixed(0)} |`;
-    console.log(`${REQUESTS} unauthenticated requests of ${(body.length / 1024).toFixed(0)} kB gzipped (${(INFLATED_BYTES / MB).toFixed(0)} MB inflated); statuses: ${[...new Set(statuses)].join(', ')}`);
+    console.log(
+      `${REQUESTS} unauthenticated requests of ${(body.length / 1024).toFixed(0)} kB gzipped (${(INFLATED_BYTES / MB).toFixed(0)} MB inflated); statuses: ${[...new Set(statuses)].join(', ')}`,
+    );
     console.log('| | RSS MB | heap + buffers MB |\n|---|---|---|');
     console.log(row('before', before.rss, before.heapUsed + before.arrayBuffers));
     console.log(row('peak', peakRss, peakHeap));

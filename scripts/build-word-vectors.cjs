@@ -54,7 +54,11 @@ function buildWordVectors(jsonPath, outPath, options = {}) {
     if (index < ranked) {
       const word = buffer.toString('latin1', at + 1, keyEnd);
       if (word.length <= WORD_BYTES && /^[a-z]+$/.test(word)) {
-        const values = buffer.toString('latin1', keyEnd + 3, arrayEnd).split(',').slice(0, dimensions).map(Number);
+        const values = buffer
+          .toString('latin1', keyEnd + 3, arrayEnd)
+          .split(',')
+          .slice(0, dimensions)
+          .map(Number);
         entries.push({ word, index, values });
       }
     }
@@ -77,7 +81,9 @@ function buildWordVectors(jsonPath, outPath, options = {}) {
     out.writeUInt32LE(index, offset + WORD_BYTES);
     const scale = Math.max(...values.map(Math.abs)) / 127 || 1;
     out.writeFloatLE(scale, offset + WORD_BYTES + 4);
-    values.forEach((v, d) => out.writeInt8(Math.round(v / scale), offset + WORD_BYTES + 8 + d));
+    values.forEach((v, d) => {
+      out.writeInt8(Math.round(v / scale), offset + WORD_BYTES + 8 + d);
+    });
   });
   mkdirSync(dirname(outPath), { recursive: true });
   // Written beside and renamed: a reader never sees half a file.

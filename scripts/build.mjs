@@ -112,9 +112,16 @@ export async function buildAll(outdir = DEFAULT_OUTDIR) {
     buildDashboard(join(outdir, 'dashboard')),
     buildServiceClient(outdir),
   ]);
-  const inputs = [...new Set([...Object.keys(result.metafile.inputs).map((p) => posix(p)), ...dashboard.inputs, ...serviceClient.inputs, ...inputsOfBuild().map((p) => posix(relative(ROOT, p)))])].sort();
+  const inputs = [
+    ...new Set([
+      ...Object.keys(result.metafile.inputs).map((p) => posix(p)),
+      ...dashboard.inputs,
+      ...serviceClient.inputs,
+      ...inputsOfBuild().map((p) => posix(relative(ROOT, p))),
+    ]),
+  ].sort();
   mkdirSync(outdir, { recursive: true });
-  writeFileSync(stampOf(outdir), JSON.stringify({ builtAtMs: started, entries: ENTRIES, inputs }, null, 1) + '\n');
+  writeFileSync(stampOf(outdir), `${JSON.stringify({ builtAtMs: started, entries: ENTRIES, inputs }, null, 1)}\n`);
   return { ms: Date.now() - started, inputs: inputs.length };
 }
 

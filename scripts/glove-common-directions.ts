@@ -121,4 +121,6 @@ if (process.argv.includes('--check')) {
   process.exit(same ? 0 : 1);
 }
 writeFileSync(OUT, module);
-console.log(`wrote ${OUT}: ${directions.length} common directions and a head basis of ${headBasis.length}, of ${dims} dimensions, from ${weighted.length} words`);
+console.log(
+  `wrote ${OUT}: ${directions.length} common directions and a head basis of ${headBasis.length}, of ${dims} dimensions, from ${weighted.length} words`,
+);

@@ -46,8 +46,16 @@ const KINDS: Kind[] = [
   { name: 'silent (connects, sends nothing)', head: '' },
   { name: 'headers that never end (1 kB sent)', head: `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Pad: ${'p'.repeat(1000)}`, trickle: true },
   { name: 'idle keep-alive (after one request)', head: 'GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n' },
-  { name: 'body trickling in, no key', head: 'POST /api/v1/generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{', trickle: true },
-  { name: 'body trickling in, operator token', head: `POST /admin/api/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{`, trickle: true },
+  {
+    name: 'body trickling in, no key',
+    head: 'POST /api/v1/generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{',
+    trickle: true,
+  },
+  {
+    name: 'body trickling in, operator token',
+    head: `POST /admin/api/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{`,
+    trickle: true,
+  },
 ];
 
 interface Held {
@@ -98,7 +106,11 @@ async function startServer(): Promise<{ child: ChildProcess; port: number; dataD
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await until('the server to answer /api/health', async () => ((await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => null))?.ok ? true : undefined), 120_000);
+  await until(
+    'the server to answer /api/health',
+    async () => ((await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => null))?.ok ? true : undefined),
+    120_000,
+  );
   return { child, port, dataDir };
 }
 
@@ -106,7 +118,9 @@ async function main() {
   const { child, port, dataDir } = await startServer();
   const pid = child.pid!;
   try {
-    console.log(`limits: headers ${LIMITS.headersMs} ms, request ${LIMITS.requestMs} ms, keep-alive ${LIMITS.keepAliveMs} ms, max connections ${LIMITS.maxConnections}\n`);
+    console.log(
+      `limits: headers ${LIMITS.headersMs} ms, request ${LIMITS.requestMs} ms, keep-alive ${LIMITS.keepAliveMs} ms, max connections ${LIMITS.maxConnections}\n`,
+    );
 
     console.log(`1. memory: ${HELD} connections of each kind held at once (server RSS)`);
     for (const kind of KINDS) {
@@ -117,14 +131,18 @@ async function main() {
       await sleep(1000);
       const during = rssBytes(pid);
       const stillOpen = held.filter((h) => !h.socket.destroyed).length;
-      console.log(`   ${kind.name}: ${stillOpen} open, RSS ${(before / MB).toFixed(0)} → ${(during / MB).toFixed(0)} MB, ${((during - before) / Math.max(stillOpen, 1) / 1024).toFixed(1)} kB per connection`);
+      console.log(
+        `   ${kind.name}: ${stillOpen} open, RSS ${(before / MB).toFixed(0)} → ${(during / MB).toFixed(0)} MB, ${((during - before) / Math.max(stillOpen, 1) / 1024).toFixed(1)} kB per connection`,
+      );
       for (const h of held) h.socket.destroy();
       await Promise.all(held.map((h) => h.closedAfterMs));
     }
 
     console.log('\n2. how long the server keeps each kind (10 connections each, all at once)');
     const timed = KINDS.map((kind) => ({ kind, held: Array.from({ length: 10 }, () => open(port, kind)) }));
-    const bound = setTimeout(() => timed.forEach((t) => t.held.forEach((h) => h.socket.destroy())), LIMITS.requestMs * 3).unref();
+    const bound = setTimeout(() => {
+      for (const t of timed) for (const h of t.held) h.socket.destroy();
+    }, LIMITS.requestMs * 3).unref();
     for (const { kind, held } of timed) {
       const ms = (await Promise.all(held.map((h) => h.closedAfterMs))).sort((a, b) => a - b);
       console.log(`   ${kind.name}: closed after ${ms[0]}–${ms[ms.length - 1]} ms`);
@@ -136,12 +154,19 @@ async function main() {
     await Promise.all(flood.map((h) => h.connected));
     // The kernel completes handshakes the server has not accepted yet (the listen backlog), so the refusals arrive over a moment.
     const refusedAfter = Date.now();
-    const refused = await until('the server to refuse the connections above the cap', () => {
-      const count = flood.filter((h) => h.socket.destroyed).length;
-      return count >= flood.length - LIMITS.maxConnections || Date.now() - refusedAfter > 3000 ? count : undefined;
-    }, 5000);
+    const refused = await until(
+      'the server to refuse the connections above the cap',
+      () => {
+        const count = flood.filter((h) => h.socket.destroyed).length;
+        return count >= flood.length - LIMITS.maxConnections || Date.now() - refusedAfter > 3000 ? count : undefined;
+      },
+      5000,
+    );
     console.log(`   refused: ${refused} (within ${Date.now() - refusedAfter} ms), held: ${flood.length - refused}`);
-    const health = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.status, (e: Error) => `refused (${e.message})`);
+    const health = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+      (r) => r.status,
+      (e: Error) => `refused (${e.message})`,
+    );
     console.log(`   /api/health while the cap is full: ${health}`);
     for (const h of flood) h.socket.destroy();
     await Promise.all(flood.map((h) => h.closedAfterMs));

@@ -11,13 +11,24 @@
 import { createLocalEmbedder, locateLocalModel } from '../packages/models/src/meaning';
 import { removeTinyModels, writeTinyModel } from '../packages/testing/src/local-model';
 
-const PROMPTS = ['a red fox in a snowy forest', 'a lighthouse on a rocky coast at sunset', 'a bowl of fresh fruit on a wooden table', 'a wolf in the snow at dusk'];
+const PROMPTS = [
+  'a red fox in a snowy forest',
+  'a lighthouse on a rocky coast at sunset',
+  'a bowl of fresh fruit on a wooden table',
+  'a wolf in the snow at dusk',
+];
 
 async function main() {
   const dir = process.argv[2] ?? writeTinyModel({ poolingMode: 'mean_tokens' }).dir;
   const threads = Number(process.argv[3] ?? 1);
   const files = locateLocalModel(dir);
-  const embedder = createLocalEmbedder({ files, pooling: files.pooling ?? 'mean', maxTokens: Math.min(files.maxTokens ?? 256, 512), threads, calibration: { floor: 0.2, ceiling: 0.6 } });
+  const embedder = createLocalEmbedder({
+    files,
+    pooling: files.pooling ?? 'mean',
+    maxTokens: Math.min(files.maxTokens ?? 256, 512),
+    threads,
+    calibration: { floor: 0.2, ceiling: 0.6 },
+  });
   let started = performance.now();
   await embedder.ready();
   console.log(`${embedder.space}: loaded in ${(performance.now() - started).toFixed(0)} ms, ${threads} intra-op thread(s)`);
@@ -38,10 +49,16 @@ async function main() {
     const used = process.cpuUsage(cpu);
     clearInterval(timer);
     const n = rounds * texts.length;
-    console.log(`${label}: ${(wall / n).toFixed(3)} ms wall and ${((used.user + used.system) / 1000 / n).toFixed(3)} ms CPU per prompt (${n} prompts); longest event-loop timer gap ${maxGap.toFixed(1)} ms`);
+    console.log(
+      `${label}: ${(wall / n).toFixed(3)} ms wall and ${((used.user + used.system) / 1000 / n).toFixed(3)} ms CPU per prompt (${n} prompts); longest event-loop timer gap ${maxGap.toFixed(1)} ms`,
+    );
   };
   await measure('one prompt per call', 500, [PROMPTS[0]]);
-  await measure('batches of 100', 10, Array.from({ length: 100 }, (_, i) => `${PROMPTS[i % PROMPTS.length]} ${i}`));
+  await measure(
+    'batches of 100',
+    10,
+    Array.from({ length: 100 }, (_, i) => `${PROMPTS[i % PROMPTS.length]} ${i}`),
+  );
   await embedder.close();
   removeTinyModels();
 }

@@ -8,14 +8,23 @@ import { createCombinedEncoder } from '../packages/models/src/meaning/embedded-e
 import { createConceptEncoder } from '../packages/models/src/meaning/concepts';
 import { EVAL_SUBJECTS } from '../packages/testing/src/instant-eval-set';
 const prompts = EVAL_SUBJECTS.flatMap((s) => [s.prompt, ...s.paraphrases]);
-for (const [name, make] of [['wordnet', () => createConceptEncoder()], ['combined', () => createCombinedEncoder()]] as const) {
+for (const [name, make] of [
+  ['wordnet', () => createConceptEncoder()],
+  ['combined', () => createCombinedEncoder()],
+] as const) {
   const e = make();
-  const cpu0 = process.cpuUsage(); const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
   for (const p of prompts) e.encode(p);
-  const cold = Number(process.hrtime.bigint() - t0) / 1e6 / prompts.length; const coldCpu = (process.cpuUsage(cpu0).user + process.cpuUsage(cpu0).system) / 1e3 / prompts.length;
-  const t1 = process.hrtime.bigint(); const cpu1 = process.cpuUsage();
+  const cold = Number(process.hrtime.bigint() - t0) / 1e6 / prompts.length;
+  const coldCpu = (process.cpuUsage(cpu0).user + process.cpuUsage(cpu0).system) / 1e3 / prompts.length;
+  const t1 = process.hrtime.bigint();
+  const cpu1 = process.cpuUsage();
   for (let r = 0; r < 5; r++) for (const p of prompts) e.encode(p);
-  const warm = Number(process.hrtime.bigint() - t1) / 1e6 / prompts.length / 5; const warmCpu = (process.cpuUsage(cpu1).user + process.cpuUsage(cpu1).system) / 1e3 / prompts.length / 5;
-  console.log(`${name}: ${prompts.length} prompts; cold ${cold.toFixed(3)} ms wall (${coldCpu.toFixed(3)} ms CPU) per prompt; warm ${warm.toFixed(3)} ms wall (${warmCpu.toFixed(3)} ms CPU)`);
+  const warm = Number(process.hrtime.bigint() - t1) / 1e6 / prompts.length / 5;
+  const warmCpu = (process.cpuUsage(cpu1).user + process.cpuUsage(cpu1).system) / 1e3 / prompts.length / 5;
+  console.log(
+    `${name}: ${prompts.length} prompts; cold ${cold.toFixed(3)} ms wall (${coldCpu.toFixed(3)} ms CPU) per prompt; warm ${warm.toFixed(3)} ms wall (${warmCpu.toFixed(3)} ms CPU)`,
+  );
   e.close();
 }

@@ -28,7 +28,10 @@ const wordnet = openWordNet();
 /** pg_trgm's similarity: alphanumeric words padded "  w ", unique trigrams, shared / union. */
 function trigrams(text: string): Set<string> {
   const set = new Set<string>();
-  for (const word of text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)) {
+  for (const word of text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)) {
     const padded = `  ${word} `;
     for (let i = 0; i + 3 <= padded.length; i++) set.add(padded.slice(i, i + 3));
   }
@@ -63,7 +66,8 @@ function rank(query: string) {
     .sort((a, b) => b.cos - a.cos);
 }
 
-const label = (id: number) => (id < -100 ? `head[${id + 100 + HEAD_DIMENSIONS}]` : id < 0 ? `glove[${id + 100}]` : wordnet.synset(id).words.slice(0, 2).join('/'));
+const label = (id: number) =>
+  id < -100 ? `head[${id + 100 + HEAD_DIMENSIONS}]` : id < 0 ? `glove[${id + 100}]` : wordnet.synset(id).words.slice(0, 2).join('/');
 function shared(a: MeaningVector, b: MeaningVector, n = 6): string {
   const bw = new Map(b.terms.map((t, i) => [t, b.weights[i]]));
   return a.terms
@@ -97,7 +101,10 @@ if (args[0] === '--explain') {
   // --full: the tuning split's misses (and, with --unrelated, false matches) read against all 85
   // subjects in one library, where a paraphrase has more subjects to be confused with.
   const readIn = args.includes('--full') ? 'full library' : 'tuning library';
-  const libraries = [['tuning library', tuningLibrary], ['full library', fullLibrary]] as Array<[string, typeof fullLibrary]>;
+  const libraries = [
+    ['tuning library', tuningLibrary],
+    ['full library', fullLibrary],
+  ] as Array<[string, typeof fullLibrary]>;
   if (args.includes('--held-out')) libraries.push(['held-out library', heldOutLibrary]);
   for (const [name, lib] of libraries) {
     library = lib;
@@ -109,7 +116,8 @@ function evaluate(name: string, printMisses: boolean) {
   const totals: Record<string, { n: number; hit: number; unrelated: number; answered: number; cosHit: number[] }> = {};
   for (const subject of EVAL_SUBJECTS) {
     if (!library.some((entry) => entry.prompt === subject.prompt)) continue;
-    const t = (totals[subject.split] ??= { n: 0, hit: 0, unrelated: 0, answered: 0, cosHit: [] });
+    totals[subject.split] ??= { n: 0, hit: 0, unrelated: 0, answered: 0, cosHit: [] };
+    const t = totals[subject.split];
     for (const query of subject.paraphrases) {
       const ranked = rank(query);
       const best = ranked[0];
@@ -136,7 +144,10 @@ function evaluate(name: string, printMisses: boolean) {
     const best = rank(query)[0];
     if (best && best.score >= MIN_SCORE) {
       t.answered++;
-      if (split === 'tuning' && printMisses && args.includes('--unrelated')) console.log(`FALSE "${query}" → "${best.prompt}" ${best.cos.toFixed(3)} (score ${best.score.toFixed(2)}) [${shared(encoder.encode(query), best.vector)}]`);
+      if (split === 'tuning' && printMisses && args.includes('--unrelated'))
+        console.log(
+          `FALSE "${query}" → "${best.prompt}" ${best.cos.toFixed(3)} (score ${best.score.toFixed(2)}) [${shared(encoder.encode(query), best.vector)}]`,
+        );
     }
   }
   // Ranking alone (no threshold), and the cosine cut that answers at most 10% of unrelated queries.
@@ -162,7 +173,10 @@ function evaluate(name: string, printMisses: boolean) {
     }
     if (split === 'held-out' && !args.includes('--held-out')) continue;
     rankedCos.sort((a, b) => a - b);
-    if (n > 0) console.log(`${name}, ${split}: ranked first ${(ranked1 / n).toFixed(3)} (median cosine ${rankedCos[rankedCos.length >> 1]?.toFixed(3)}); at cosine cut ${cut.toFixed(3)} (≤10% of tuning unrelated) ${(atCut / n).toFixed(3)}`);
+    if (n > 0)
+      console.log(
+        `${name}, ${split}: ranked first ${(ranked1 / n).toFixed(3)} (median cosine ${rankedCos[rankedCos.length >> 1]?.toFixed(3)}); at cosine cut ${cut.toFixed(3)} (≤10% of tuning unrelated) ${(atCut / n).toFixed(3)}`,
+      );
   }
   for (const [split, t] of Object.entries(totals)) {
     if (split === 'held-out' && !args.includes('--held-out')) continue;
@@ -175,7 +189,12 @@ function evaluate(name: string, printMisses: boolean) {
     .sort((a, b) => b - a);
   console.log(`tuning unrelated best cosines (desc): ${unrelatedCos.map((c) => c.toFixed(3)).join(' ')}`);
   const hitCos = totals.tuning.cosHit.sort((a, b) => a - b);
-  console.log(`tuning hit cosines, lowest 20: ${hitCos.slice(0, 20).map((c) => c.toFixed(3)).join(' ')}; median ${hitCos[Math.floor(hitCos.length / 2)].toFixed(3)}`);
+  console.log(
+    `tuning hit cosines, lowest 20: ${hitCos
+      .slice(0, 20)
+      .map((c) => c.toFixed(3))
+      .join(' ')}; median ${hitCos[Math.floor(hitCos.length / 2)].toFixed(3)}`,
+  );
 }
 encoder.close();
 wordnet.close();

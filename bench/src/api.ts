@@ -62,7 +62,11 @@ export function operatorApi(baseUrl: string, adminToken: string) {
     },
 
     async createKey(handle: string, kind: 'secret' | 'publishable' = 'secret', name = 'bench'): Promise<string> {
-      const created = await http<{ key: string }>(`${baseUrl}/admin/api/v1/accounts/${handle}/keys`, { method: 'POST', headers: auth, json: { kind, name, domains: [] } });
+      const created = await http<{ key: string }>(`${baseUrl}/admin/api/v1/accounts/${handle}/keys`, {
+        method: 'POST',
+        headers: auth,
+        json: { kind, name, domains: [] },
+      });
       expectStatus(created, [201], `create key for ${handle}`);
       return created.body.key;
     },
@@ -78,7 +82,11 @@ export function operatorApi(baseUrl: string, adminToken: string) {
     },
 
     async createPermalink(handle: string, name: string, imageIds: string[]): Promise<string> {
-      const created = await http<{ url: string }>(`${baseUrl}/admin/api/v1/accounts/${handle}/permalinks`, { method: 'POST', headers: auth, json: { name, imageIds } });
+      const created = await http<{ url: string }>(`${baseUrl}/admin/api/v1/accounts/${handle}/permalinks`, {
+        method: 'POST',
+        headers: auth,
+        json: { name, imageIds },
+      });
       expectStatus(created, [201], `create permalink ${handle}/${name}`);
       return created.body.url;
     },

@@ -42,7 +42,11 @@ const r3 = (v: number) => Math.round(v * 1000) / 1000;
  * `inFlight` > 1 sends the counted requests that many at a time (what group commit shares under
  * load); the default is one at a time.
  */
-export async function countWire(counting: Counting, target: LoadTarget, o: { requests: number; offset: number; warmup?: number; inFlight?: number }): Promise<WireCost> {
+export async function countWire(
+  counting: Counting,
+  target: LoadTarget,
+  o: { requests: number; offset: number; warmup?: number; inFlight?: number },
+): Promise<WireCost> {
   const send = async (i: number) => {
     const shape = shapeOf(target, i);
     const res = await fetch(`${counting.baseUrl}${shape.path}`, { method: shape.method, headers: shape.headers, body: shape.body, redirect: 'manual' });

@@ -203,7 +203,14 @@ export function runPaced(target: LoadTarget, o: { rate: number; durationS: numbe
       const sentAt = performance.now();
       outstanding++;
       const req = httpRequest(
-        { agent, host: url.hostname, port: url.port, method: shape.method, path: shape.path, headers: { ...shape.headers, ...(shape.body ? { 'content-length': Buffer.byteLength(shape.body) } : {}) } },
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          method: shape.method,
+          path: shape.path,
+          headers: { ...shape.headers, ...(shape.body ? { 'content-length': Buffer.byteLength(shape.body) } : {}) },
+        },
         (res) => {
           res.resume();
           res.on('end', () => {
@@ -236,10 +243,13 @@ export function runPaced(target: LoadTarget, o: { rate: number; durationS: numbe
     };
     tick();
     // Bounded: whatever is still outstanding 10 s after the last send counts as an error.
-    setTimeout(() => {
-      transportErrors += outstanding;
-      finish();
-    }, o.durationS * 1000 + (o.timeoutMs ?? 10_000) + 1000).unref();
+    setTimeout(
+      () => {
+        transportErrors += outstanding;
+        finish();
+      },
+      o.durationS * 1000 + (o.timeoutMs ?? 10_000) + 1000,
+    ).unref();
   });
   return { responses: () => received, done };
 }

@@ -18,7 +18,7 @@ import { loadBenchConfig, wants, type Ctx } from './context';
 import { replaySlice } from './cost/replay';
 import { compareCosts } from './cost/simulate';
 import { DEFAULT_TRACE, generateTrace, type TraceParams } from './cost/trace';
-import { ROOT, logLevels } from './proc';
+import { ROOT, logLevels, type Child } from './proc';
 import { evaluateTargets, toMarkdown, type Results } from './report';
 import { runHttpPhase } from './scenarios/http';
 import { runInstantPhase } from './scenarios/instant';
@@ -63,13 +63,22 @@ function costSimulation(results: Results) {
   ];
   const sensitivity = variations.map(([change, p]) => {
     const c = compareCosts(generateTrace({ ...DEFAULT_TRACE, ...p }), params);
-    return { change, url: c.url.modelCalls, urlCollapsed: c.urlCollapsed.modelCalls, ours: c.ours.modelCalls, savingVsUrl: c.savingVsUrl, savingVsUrlCollapsed: c.savingVsUrlCollapsed };
+    return {
+      change,
+      url: c.url.modelCalls,
+      urlCollapsed: c.urlCollapsed.modelCalls,
+      ours: c.ours.modelCalls,
+      savingVsUrl: c.savingVsUrl,
+      savingVsUrlCollapsed: c.savingVsUrlCollapsed,
+    };
   });
   results.cost = {
     trace: {
       ...DEFAULT_TRACE,
       spanS: Math.round(trace[trace.length - 1].t / 100) / 10,
-      distinctPromptsPerAccount: DEFAULT_TRACE.accountWeights.map((_, a) => new Set(trace.filter((r) => r.account === a).map((r) => r.prompt.trim().replace(/\s+/g, ' '))).size),
+      distinctPromptsPerAccount: DEFAULT_TRACE.accountWeights.map(
+        (_, a) => new Set(trace.filter((r) => r.account === a).map((r) => r.prompt.trim().replace(/\s+/g, ' '))).size,
+      ),
     },
     comparison,
     sensitivity,
@@ -94,6 +103,13 @@ async function main() {
     },
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
+  /** Keeps a worker's log line counts by level, under its name. */
+  const keepLogLevels = (worker: Child) => {
+    for (const [k, v] of Object.entries(logLevels(worker))) {
+      results.workerWarnLines ??= {};
+      results.workerWarnLines[`${worker.name} ${k}`] = v;
+    }
+  };
 
   let stack: Stack | undefined;
   let ctx: Ctx | undefined;
@@ -113,9 +129,9 @@ async function main() {
       results.meta.loadAvgAtEnd = loadavg();
       results.targets = evaluateTargets(results);
       const md = toMarkdown(results);
-      writeFileSync(join(RESULTS_DIR, `${stamp}.json`), JSON.stringify(results, null, 2) + '\n');
-      writeFileSync(join(RESULTS_DIR, `${stamp}.md`), md + '\n');
-      console.log('\n' + md);
+      writeFileSync(join(RESULTS_DIR, `${stamp}.json`), `${JSON.stringify(results, null, 2)}\n`);
+      writeFileSync(join(RESULTS_DIR, `${stamp}.md`), `${md}\n`);
+      console.log(`\n${md}`);
       log(`wrote bench/results/${stamp}.json and .md`);
     })());
   const abort = (why: string, error?: unknown) => {
@@ -130,7 +146,10 @@ async function main() {
 
   try {
     const trace = wants({ config } as Ctx, 'cost') ? costSimulation(results) : [];
-    if (results.cost) log(`cost: simulated ${trace.length} requests: ours ${results.cost.comparison.ours.modelCalls} model calls, URL cache ${results.cost.comparison.url.modelCalls} (${(results.cost.comparison.savingVsUrl * 100).toFixed(1)}% fewer)`);
+    if (results.cost)
+      log(
+        `cost: simulated ${trace.length} requests: ours ${results.cost.comparison.ours.modelCalls} model calls, URL cache ${results.cost.comparison.url.modelCalls} (${(results.cost.comparison.savingVsUrl * 100).toFixed(1)}% fewer)`,
+      );
 
     // Its own databases (PGlite and a fresh PostgreSQL one), before the stack's processes start.
     if (wants({ config } as Ctx, 'meaning')) results.meaning = await runMeaningPhase(log);
@@ -164,10 +183,7 @@ async function main() {
     const ensureWorker = async (concurrency: number, modelLatencyMs: number) => {
       const name = `worker-c${concurrency}-l${modelLatencyMs}`;
       if (stack!.worker?.isRunning() && stack!.worker.name === name) return;
-      if (stack!.worker) {
-        const warn = logLevels(stack!.worker);
-        for (const [k, v] of Object.entries(warn)) (results.workerWarnLines ??= {})[`${stack!.worker.name} ${k}`] = v;
-      }
+      if (stack!.worker) keepLogLevels(stack!.worker);
       await stack!.stopWorker();
       await stack!.startWorker({ concurrency, modelLatencyMs });
     };
@@ -198,11 +214,11 @@ async function main() {
     // Last: it leaves a flood of queued jobs behind on the production stack.
     if (wants(ctx, 'fairness')) {
       results.fairness = { shapes: [await runFairnessEmbedded(ctx)] };
-      if (stack.worker) for (const [k, v] of Object.entries(logLevels(stack.worker))) (results.workerWarnLines ??= {})[`${stack.worker.name} ${k}`] = v;
+      if (stack.worker) keepLogLevels(stack.worker);
       results.fairness.shapes.unshift(await runFairnessProduction(ctx));
     }
     if (stack.worker) {
-      for (const [k, v] of Object.entries(logLevels(stack.worker))) (results.workerWarnLines ??= {})[`${stack.worker.name} ${k}`] = v;
+      keepLogLevels(stack.worker);
       await stack.stopWorker();
     }
   } catch (error) {

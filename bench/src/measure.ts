@@ -39,7 +39,7 @@ export async function measure(start: () => LoadHandle, probes: { serverPid?: num
     load,
     window: { responses: n, seconds: round(seconds)! },
     serverCpuUsPerReq: n > 0 ? round(((b.cpu - w.cpu) * 1000) / n, 0) : undefined,
-    serverCpuPct: seconds > 0 ? round(((b.cpu - w.cpu) / 10) / seconds, 0) : undefined,
+    serverCpuPct: seconds > 0 ? round((b.cpu - w.cpu) / 10 / seconds, 0) : undefined,
     peakRssMb: rss ? round(rss.stop(), 1) : undefined,
     loadAvg1: round(loadavg()[0])!,
   };

@@ -53,7 +53,8 @@ export async function memorySplit(base: string, pid: number): Promise<MemorySpli
     externalMb: external === undefined ? undefined : round(external),
     databaseHeapMb: databaseHeap === undefined ? undefined : round(databaseHeap),
     databaseExternalMb: databaseExternal === undefined ? undefined : round(databaseExternal),
-    nativeMb: heapTotal === undefined || external === undefined ? undefined : round(rssMb - heapTotal - external - (databaseHeap ?? 0) - (databaseExternal ?? 0)),
+    nativeMb:
+      heapTotal === undefined || external === undefined ? undefined : round(rssMb - heapTotal - external - (databaseHeap ?? 0) - (databaseExternal ?? 0)),
   };
 }
 

@@ -196,7 +196,11 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
       ...bundle('worker'),
       nodeArgs: BUNDLE_NODE_ARGS,
       // METRICS_PORT 0: any free port, so a bench beside another (or a running worker) can start.
-      env: env({ WORKER_CONCURRENCY: String(settings.concurrency), MODEL_LATENCY_MS: String(settings.modelLatencyMs), METRICS_PORT: String(settings.metricsPort ?? 0) }),
+      env: env({
+        WORKER_CONCURRENCY: String(settings.concurrency),
+        MODEL_LATENCY_MS: String(settings.modelLatencyMs),
+        METRICS_PORT: String(settings.metricsPort ?? 0),
+      }),
       logDir,
     });
     const connectionsBefore = await workerConnections();
@@ -241,7 +245,13 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
       const gatewayEnv = env({ ...GATEWAY_ENV, ...options.env });
       const child = options.source
         ? startChild({ name: 'gateway-tsx', script: 'apps/gateway/src/main.ts', env: gatewayEnv, logDir, nodeArgs: options.nodeArgs })
-        : startChild({ name: 'gateway', ...bundle('gateway'), env: gatewayEnv, logDir, nodeArgs: [...BUNDLE_NODE_ARGS, ...gatewayNodeArgs(), ...(options.nodeArgs ?? [])] });
+        : startChild({
+            name: 'gateway',
+            ...bundle('gateway'),
+            env: gatewayEnv,
+            logDir,
+            nodeArgs: [...BUNDLE_NODE_ARGS, ...gatewayNodeArgs(), ...(options.nodeArgs ?? [])],
+          });
       stack.gateway = child;
       await waitHealthy(child, baseUrl);
       return child;
@@ -254,7 +264,12 @@ export async function createStack(log: (line: string) => void): Promise<Stack> {
         name: 'gateway-counting',
         ...bundle('gateway'),
         nodeArgs: BUNDLE_NODE_ARGS,
-        env: env({ ...GATEWAY_ENV, PORT: String(countingPort), DATABASE_URL: `postgresql://${PG.user}@127.0.0.1:${pgPort}/${dbName}`, REDIS_URL: `redis://127.0.0.1:${redisPort}` }),
+        env: env({
+          ...GATEWAY_ENV,
+          PORT: String(countingPort),
+          DATABASE_URL: `postgresql://${PG.user}@127.0.0.1:${pgPort}/${dbName}`,
+          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        }),
         logDir,
       });
       extra.push(child);
@@ -326,7 +341,14 @@ const gatewayNodeArgs = (): string[] => (process.env.BENCH_GATEWAY_NODE_ARGS ?? 
  * What `npm start` runs (the server bundle on plain node), with nothing configured but a port, a
  * data dir, the operator token and `env`; resolves once it answers /api/health.
  */
-export async function startEmbeddedServer(o: { name: string; dataDir: string; adminToken: string; logDir: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<{ child: Child; base: string }> {
+export async function startEmbeddedServer(o: {
+  name: string;
+  dataDir: string;
+  adminToken: string;
+  logDir: string;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+}): Promise<{ child: Child; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   mkdirSync(o.dataDir, { recursive: true });
@@ -334,7 +356,18 @@ export async function startEmbeddedServer(o: { name: string; dataDir: string; ad
     name: o.name,
     ...bundle('server'),
     nodeArgs: [...BUNDLE_NODE_ARGS, ...(o.nodeArgs ?? [])],
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...EMBEDDED_START_ENV, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: o.dataDir, ADMIN_TOKEN: o.adminToken, PORT: String(port), PUBLIC_BASE_URL: base, ...o.env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      ...EMBEDDED_START_ENV,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: o.dataDir,
+      ADMIN_TOKEN: o.adminToken,
+      PORT: String(port),
+      PUBLIC_BASE_URL: base,
+      ...o.env,
+    },
     logDir: o.logDir,
   });
   try {
@@ -353,4 +386,3 @@ export async function startEmbeddedServer(o: { name: string; dataDir: string; ad
   }
   return { child, base };
 }
-

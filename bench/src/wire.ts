@@ -123,7 +123,7 @@ export async function startRedisCounter(upstreamPort = 6379): Promise<Counter<Re
   const { server, port, sockets } = await proxy(upstreamPort, (socket, chunk) => {
     counts.writes++;
     let buf = buffers.get(socket);
-    buf = buf && buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    buf = buf?.length ? Buffer.concat([buf, chunk]) : chunk;
     let pos = 0;
     const line = (from: number) => {
       const end = buf!.indexOf('\r\n', from);
@@ -151,7 +151,11 @@ export async function startRedisCounter(upstreamPort = 6379): Promise<Counter<Re
         if (!bulk) break outer;
         const size = Number(bulk.text.slice(1));
         if (buf.length < bulk.next + size + 2) break outer;
-        if (i === 0) name = buf.subarray(bulk.next, bulk.next + size).toString('latin1').toUpperCase();
+        if (i === 0)
+          name = buf
+            .subarray(bulk.next, bulk.next + size)
+            .toString('latin1')
+            .toUpperCase();
         at = bulk.next + size + 2;
       }
       counts.commands++;

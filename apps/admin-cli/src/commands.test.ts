@@ -23,9 +23,21 @@ describe('admin CLI command mapping', () => {
     [
       ['keys', 'limits', 'k1'],
       { 'client-per-hour': '10', 'key-per-day': 'null', signed: 'on' },
-      { method: 'PATCH', path: '/admin/api/v1/keys/k1', body: { budgetClientPerHour: 10, budgetClientPerDay: undefined, budgetKeyPerHour: undefined, budgetKeyPerDay: null, signedPrompts: true } },
+      {
+        method: 'PATCH',
+        path: '/admin/api/v1/keys/k1',
+        body: { budgetClientPerHour: 10, budgetClientPerDay: undefined, budgetKeyPerHour: undefined, budgetKeyPerDay: null, signedPrompts: true },
+      },
     ],
-    [['keys', 'limits', 'k1'], { 'key-per-hour': '-3' }, { method: 'PATCH', path: '/admin/api/v1/keys/k1', body: { budgetClientPerHour: undefined, budgetClientPerDay: undefined, budgetKeyPerHour: '-3', budgetKeyPerDay: undefined, signedPrompts: undefined } }],
+    [
+      ['keys', 'limits', 'k1'],
+      { 'key-per-hour': '-3' },
+      {
+        method: 'PATCH',
+        path: '/admin/api/v1/keys/k1',
+        body: { budgetClientPerHour: undefined, budgetClientPerDay: undefined, budgetKeyPerHour: '-3', budgetKeyPerDay: undefined, signedPrompts: undefined },
+      },
+    ],
     [['keys', 'rotate', 'k1'], {}, { method: 'POST', path: '/admin/api/v1/keys/k1/rotate' }],
     [['accounts', 'sign-in-link', 'acme'], {}, { method: 'POST', path: '/admin/api/v1/accounts/acme/sign-in-link' }],
     [['library', 'seed'], {}, { method: 'POST', path: '/admin/api/v1/library/seed' }],

@@ -124,7 +124,10 @@ export function toApiCall(args: string[], options: Options): ApiCall {
     case 'webhooks rotate':
       return { method: 'POST', path: `/admin/api/v1/accounts/${handle()}/webhook-secret/rotate` };
     case 'webhooks deliveries':
-      return { method: 'GET', path: `/admin/api/v1/accounts/${handle()}/webhooks/deliveries${one(options, 'limit') ? `?limit=${encodeURIComponent(one(options, 'limit')!)}` : ''}` };
+      return {
+        method: 'GET',
+        path: `/admin/api/v1/accounts/${handle()}/webhooks/deliveries${one(options, 'limit') ? `?limit=${encodeURIComponent(one(options, 'limit')!)}` : ''}`,
+      };
     case 'queue status':
       return { method: 'GET', path: `/admin/api/v1/queue${one(options, 'limit') ? `?limit=${encodeURIComponent(one(options, 'limit')!)}` : ''}` };
     case 'queue retry':

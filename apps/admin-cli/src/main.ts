@@ -38,7 +38,7 @@ async function main(): Promise<number> {
     },
   });
   if (values.help || positionals.length === 0) {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
   const call = toApiCall(positionals, values);
@@ -51,7 +51,7 @@ async function main(): Promise<number> {
     body: call.body ? JSON.stringify(call.body) : undefined,
   });
   const text = await response.text();
-  process.stdout.write((text || JSON.stringify({ status: response.status })) + '\n');
+  process.stdout.write(`${text || JSON.stringify({ status: response.status })}\n`);
   return response.ok ? 0 : 1;
 }
 
@@ -59,7 +59,7 @@ main().then(
   (code) => process.exit(code),
   (error) => {
     const message = error instanceof UsageError ? `${error.message}\n\n${USAGE}` : `admin: ${(error as Error).message}`;
-    process.stderr.write(message + '\n');
+    process.stderr.write(`${message}\n`);
     process.exit(error instanceof UsageError ? 2 : 1);
   },
 );

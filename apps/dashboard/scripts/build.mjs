@@ -61,7 +61,7 @@ function writeOutputs(result, outdir) {
     files.push({ file, bytes: output.contents.length });
   }
   const temporary = join(outdir, `.manifest-${process.pid}.json`);
-  writeFileSync(temporary, JSON.stringify(manifest, null, 1) + '\n');
+  writeFileSync(temporary, `${JSON.stringify(manifest, null, 1)}\n`);
   renameSync(temporary, join(outdir, 'manifest.json'));
   // Files of earlier builds go; the running gateway holds what it serves in memory.
   const kept = new Set(['manifest.json', ...files.flatMap((f) => [f.file, `${f.file}.gz`])]);
@@ -106,6 +106,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   else {
     const started = Date.now();
     const { files } = await buildDashboard(outdir);
-    console.error(`promptpix: dashboard built into ${relative(process.cwd(), outdir) || '.'}/ in ${Date.now() - started} ms: ${files.map((f) => `${f.file} (${f.bytes} bytes)`).join(', ')}`);
+    console.error(
+      `promptpix: dashboard built into ${relative(process.cwd(), outdir) || '.'}/ in ${Date.now() - started} ms: ${files.map((f) => `${f.file} (${f.bytes} bytes)`).join(', ')}`,
+    );
   }
 }

@@ -27,6 +27,8 @@ export class ApiError extends Error {
   }
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
 /** Paths that answer 401 as part of their normal flow: no redirect for them. */
 const NO_REDIRECT = [`${BASE}/api/session`, `${BASE}/api/sign-in`];
 
@@ -41,7 +43,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
     throw new ApiError(0, 'The service could not be reached. Check your connection and try again.');
   }
   const text = await response.text();
-  let data: any = null;
+  let data: unknown = null;
   if (text) {
     try {
       data = JSON.parse(text);
@@ -54,8 +56,10 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
       setSession(null);
       navigate(`${BASE}/sign-in`, { replace: true });
     }
-    const message = typeof data?.error === 'string' ? data.error : `Request failed (${response.status})`;
-    const fieldErrors = data?.details?.fieldErrors && typeof data.details.fieldErrors === 'object' ? data.details.fieldErrors : {};
+    const failure = isRecord(data) ? data : {};
+    const message = typeof failure.error === 'string' ? failure.error : `Request failed (${response.status})`;
+    const details = isRecord(failure.details) ? failure.details : {};
+    const fieldErrors = isRecord(details.fieldErrors) ? (details.fieldErrors as Record<string, string[]>) : {};
     throw new ApiError(response.status, message, fieldErrors);
   }
   return data as T;
@@ -63,5 +67,4 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 
 export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-export const fieldError = (error: unknown, field: string): string | undefined =>
-  error instanceof ApiError ? error.fieldErrors[field]?.join(' ') : undefined;
+export const fieldError = (error: unknown, field: string): string | undefined => (error instanceof ApiError ? error.fieldErrors[field]?.join(' ') : undefined);

@@ -1,6 +1,6 @@
 /** The account dashboard: a Preact single-page app served at /dashboard (see ../page-routes.ts). */
 import './app.css';
-import { render } from 'preact';
+import { render, type ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { SessionView } from '@promptpix/contracts';
 import { ApiError, api, setSession } from './api';
@@ -100,7 +100,10 @@ async function signOut() {
 
 function Shell({ session, path }: { session: SessionView; path: string }) {
   const [menuOpen, setMenuOpen] = useState(false);
-  const [section = 'images', ...rest] = path.slice(BASE.length + 1).split('/').filter(Boolean);
+  const [section = 'images', ...rest] = path
+    .slice(BASE.length + 1)
+    .split('/')
+    .filter(Boolean);
   const first = useRef(true);
   const current = NAV.flatMap((g) => g.items).find((i) => i.path === section);
   useEffect(() => {
@@ -135,7 +138,11 @@ function Shell({ session, path }: { session: SessionView; path: string }) {
               <ul>
                 {group.items.map((item) => (
                   <li key={item.path}>
-                    <Link href={`${BASE}/${item.path}`} class={`nav-link${item.path === section ? ' active' : ''}`} aria-current={item.path === section ? 'page' : undefined}>
+                    <Link
+                      href={`${BASE}/${item.path}`}
+                      class={`nav-link${item.path === section ? ' active' : ''}`}
+                      aria-current={item.path === section ? 'page' : undefined}
+                    >
                       <Icon name={item.icon} class="nav-icon" />
                       {item.label}
                     </Link>
@@ -189,8 +196,8 @@ function PendingPage({ session, onRecheck }: { session: SessionView; onRecheck: 
         </span>
         <h1 id="page-title">Waiting for approval</h1>
         <p>
-          You have been invited, <strong>@{session.account.handle}</strong>. An operator approves each account by hand before it can generate images;
-          we will write to <strong>{session.account.email}</strong> when yours is approved.
+          You have been invited, <strong>@{session.account.handle}</strong>. An operator approves each account by hand before it can generate images; we will
+          write to <strong>{session.account.email}</strong> when yours is approved.
         </p>
         <div class="form-actions center">
           <button type="button" class="btn btn-primary" onClick={onRecheck}>
@@ -240,7 +247,7 @@ function App() {
     if (path === BASE || path === `${BASE}/`) navigate(`${BASE}/images`, { replace: true });
   }, [path]);
 
-  let body;
+  let body: ComponentChildren;
   if (onSignIn)
     body = (
       <SignInPage

@@ -9,7 +9,11 @@ describe('the playground equivalent calls', () => {
   });
 
   it('sends only what was set', () => {
-    expect(requestBody({ prompt: 'a fox', style: '', seed: undefined, negativePrompt: '', width: 512, mode: 'generate' })).toEqual({ prompt: 'a fox', width: 512, mode: 'generate' });
+    expect(requestBody({ prompt: 'a fox', style: '', seed: undefined, negativePrompt: '', width: 512, mode: 'generate' })).toEqual({
+      prompt: 'a fox',
+      width: 512,
+      mode: 'generate',
+    });
   });
 
   it('quotes the prompt for the shell, apostrophes included', () => {

@@ -12,7 +12,9 @@ let messages: Array<{ id: number; text: string }> = [];
 /** The open dialogs' layer ids, topmost last. */
 const layers: number[] = [];
 const listeners = new Set<() => void>();
-const changed = () => listeners.forEach((listener) => listener());
+const changed = () => {
+  for (const listener of listeners) listener();
+};
 let lastId = 0;
 
 const dismiss = (id: number) => {

@@ -9,8 +9,8 @@ import { ToastRegion, toast, useToastLayer } from './toasts';
 
 export { toast, ToastRegion } from './toasts';
 
-export function Link(props: AnchorHTMLAttributes & { href: string }) {
-  return <a {...props} onClick={onLinkClick} />;
+export function Link({ href, ...props }: AnchorHTMLAttributes & { href: string }) {
+  return <a href={href} {...props} onClick={onLinkClick} />;
 }
 
 export function PageHeader({ title, description, actions }: { title: string; description?: ComponentChildren; actions?: ComponentChildren }) {
@@ -27,7 +27,17 @@ export function PageHeader({ title, description, actions }: { title: string; des
   );
 }
 
-export function Card({ title, children, actions, class: className }: { title?: ComponentChildren; children: ComponentChildren; actions?: ComponentChildren; class?: string }) {
+export function Card({
+  title,
+  children,
+  actions,
+  class: className,
+}: {
+  title?: ComponentChildren;
+  children: ComponentChildren;
+  actions?: ComponentChildren;
+  class?: string;
+}) {
   return (
     <section class={`card ${className ?? ''}`}>
       {(title || actions) && (
@@ -180,7 +190,17 @@ export function useResource<T>(path: string | null) {
  * A resource's states in place: loading (until its first data), its error with a retry, `empty` where
  * that gives something for the data, else `children(data)`.
  */
-export function Loaded<T>({ resource, label, empty, children }: { resource: ReturnType<typeof useResource<T>>; label: string; empty?: (data: T) => ComponentChildren; children: (data: T) => ComponentChildren }) {
+export function Loaded<T>({
+  resource,
+  label,
+  empty,
+  children,
+}: {
+  resource: ReturnType<typeof useResource<T>>;
+  label: string;
+  empty?: (data: T) => ComponentChildren;
+  children: (data: T) => ComponentChildren;
+}) {
   if (resource.loading && !resource.data) return <Loading label={label} />;
   if (resource.error || !resource.data) return <ErrorState error={resource.error} onRetry={resource.reload} />;
   return <>{empty?.(resource.data) || children(resource.data)}</>;
@@ -190,7 +210,19 @@ export function Loaded<T>({ resource, label, empty, children }: { resource: Retu
  * A modal <dialog>: focus moves in and is trapped by the browser, Escape closes it, and focus goes
  * back to what opened it. Toasts show inside it while it is open (see ./toasts.tsx).
  */
-export function Dialog({ open, title, onClose, children, wide }: { open: boolean; title: string; onClose: () => void; children: ComponentChildren; wide?: boolean }) {
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+  wide,
+}: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+  wide?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const opener = useRef<Element | null>(null);
   const titleId = useId();
@@ -208,6 +240,7 @@ export function Dialog({ open, title, onClose, children, wide }: { open: boolean
     if (!open) opener.current = null;
   }, [open]);
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click on the backdrop closes; the keyboard's way out is Escape, which the modal <dialog> turns into its close event (onClose)
     <dialog
       ref={ref}
       class={`dialog${wide ? ' dialog-wide' : ''}`}
@@ -250,7 +283,23 @@ export function confirmAction(title: string, message: ComponentChildren, confirm
  * Asks (see confirmAction), then sends the DELETE: on success `onDeleted` updates the page and the
  * `deleted` toast shows; a failure shows as a toast `${failure}: message`.
  */
-export async function confirmAndDelete({ title, message, confirmLabel, path, onDeleted, deleted, failure = 'Could not delete' }: { title: string; message: ComponentChildren; confirmLabel: string; path: string; onDeleted: () => void; deleted: string; failure?: string }): Promise<void> {
+export async function confirmAndDelete({
+  title,
+  message,
+  confirmLabel,
+  path,
+  onDeleted,
+  deleted,
+  failure = 'Could not delete',
+}: {
+  title: string;
+  message: ComponentChildren;
+  confirmLabel: string;
+  path: string;
+  onDeleted: () => void;
+  deleted: string;
+  failure?: string;
+}): Promise<void> {
   if (!(await confirmAction(title, message, confirmLabel))) return;
   try {
     await api('DELETE', path);
@@ -278,6 +327,7 @@ export function ConfirmHost() {
       <div class="confirm">
         <div class="muted">{request?.message}</div>
         <div class="form-actions">
+          {/* biome-ignore lint/a11y/noAutofocus: inside the modal <dialog>, whose showModal() focuses the autofocus element; Cancel, the safe answer to a destructive confirmation, is the one to start on */}
           <button type="button" class="btn btn-secondary" onClick={() => answer(false)} autoFocus>
             Cancel
           </button>
@@ -320,7 +370,12 @@ export function CopyButton({ text, label = 'Copy', what }: { text: string; label
     return () => clearTimeout(timer);
   }, [state]);
   return (
-    <button type="button" class="btn btn-secondary btn-small" aria-label={`${label} ${what}`} onClick={async () => setState((await copyText(text)) ? 'copied' : 'failed')}>
+    <button
+      type="button"
+      class="btn btn-secondary btn-small"
+      aria-label={`${label} ${what}`}
+      onClick={async () => setState((await copyText(text)) ? 'copied' : 'failed')}
+    >
       <span aria-live="polite">{state === 'copied' ? 'Copied ✓' : state === 'failed' ? 'Select and copy' : label}</span>
     </button>
   );
@@ -333,7 +388,14 @@ export function CopyField({ label, value, multiline }: { label: string; value: s
       {(props) => (
         <div class="copy-field">
           {multiline ? (
-            <textarea {...props} class="code" readOnly rows={Math.min(8, value.split('\n').length + 1)} value={value} onFocus={(e) => e.currentTarget.select()} />
+            <textarea
+              {...props}
+              class="code"
+              readOnly
+              rows={Math.min(8, value.split('\n').length + 1)}
+              value={value}
+              onFocus={(e) => e.currentTarget.select()}
+            />
           ) : (
             <input {...props} class="code" readOnly value={value} onFocus={(e) => e.currentTarget.select()} />
           )}
@@ -393,7 +455,11 @@ export function JobProgress({ job }: { job: JobView | null }) {
   return (
     <ol class="job-steps" aria-label="Job progress">
       {steps.map((step, i) => (
-        <li key={step} class={i < current || job?.status === 'completed' ? 'done' : i === current ? 'current' : ''} aria-current={i === current && job?.status !== 'completed' ? 'step' : undefined}>
+        <li
+          key={step}
+          class={i < current || job?.status === 'completed' ? 'done' : i === current ? 'current' : ''}
+          aria-current={i === current && job?.status !== 'completed' ? 'step' : undefined}
+        >
           {step === 'queued' ? 'Queued' : step === 'processing' ? 'Generating' : 'Done'}
         </li>
       ))}

@@ -25,7 +25,9 @@ describe('gateway basics (embedded)', () => {
   });
 
   it.each(['/api/v1/job/%E0%A4%A', '/api/img/%zz/x', '/api/v1/image/%'])('a malformed path escape is a 400, not a 500: %s', async (path) => {
-    const res = await request(service.baseUrl).get(path).set('Authorization', 'Bearer sk_live_' + 'a'.repeat(40));
+    const res = await request(service.baseUrl)
+      .get(path)
+      .set('Authorization', `Bearer sk_live_${'a'.repeat(40)}`);
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(res.body.error).toEqual(expect.any(String));
@@ -86,7 +88,13 @@ describe('gateway basics (embedded)', () => {
       await service.admin('POST', '/admin/api/v1/accounts', { handle: 'keys-co', email: 'k@k.io', status: 'approved' });
       const res = await service.admin('POST', '/admin/api/v1/accounts/keys-co/keys', { kind: 'publishable', name: 'site', domains: ['*.k.io'] });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ id: expect.any(String), key: expect.stringMatching(/^pk_live_[0-9A-Za-z]{40}$/), kind: 'publishable', name: 'site', domains: ['*.k.io'] });
+      expect(res.body).toEqual({
+        id: expect.any(String),
+        key: expect.stringMatching(/^pk_live_[0-9A-Za-z]{40}$/),
+        kind: 'publishable',
+        name: 'site',
+        domains: ['*.k.io'],
+      });
       const rows = await service.infra.db.prisma.apiKey.findMany();
       expect(JSON.stringify(rows)).not.toContain(res.body.key);
     });

@@ -1,4 +1,19 @@
-import { createCacheMemo, createGroupCommit, createEmbedResolver, createGenerationService, createInstantService, createJobCancellation, createKeyCache, createPermalinkCache, createPromptSafety, createRecentQuota, createStyleResolver, memoizePromptSafety, newId, type CacheKey } from '@promptpix/core';
+import {
+  createCacheMemo,
+  createGroupCommit,
+  createEmbedResolver,
+  createGenerationService,
+  createInstantService,
+  createJobCancellation,
+  createKeyCache,
+  createPermalinkCache,
+  createPromptSafety,
+  createRecentQuota,
+  createStyleResolver,
+  memoizePromptSafety,
+  newId,
+  type CacheKey,
+} from '@promptpix/core';
 import { isStatementRefused, type CacheLookupWithClaim } from '@promptpix/db';
 import type { Config, Infrastructure, Logger } from '@promptpix/runtime';
 import { infrastructureDependencies, reportDependencyHealth } from '@promptpix/runtime/dependency-status';
@@ -42,28 +57,31 @@ export function buildGatewayDeps(
   };
   const promptSafety = config.safety ? memoizePromptSafety(createPromptSafety(config.safety)) : null;
   const styleResolver = createStyleResolver({ findOwn: (accountId, id) => infra.styles.findOwn(accountId, id) });
-  const generations = instrumentGenerations(infra.metrics, createGenerationService({
-    jobStore: infra.jobStore,
-    queue: infra.queue,
-    quota: infra.quota,
-    cache: {
-      findCached,
-      findCachedOrReserve,
-      remembered: (key) => memo.peek(key),
-      takeDerivedPlace: (sourceId, cap) => infra.images.takeDerivedPlace(sourceId, cap),
-      giveBackDerivedPlace: (sourceId) => infra.images.giveBackDerivedPlace(sourceId),
-    },
-    singleFlight: infra.singleFlight,
-    activeJobs: infra.activeJobs,
-    budget: infra.budget,
-    admission: infra.admission,
-    storage: infra.storage,
-    events: infra.events,
-    webhooks: infra.webhookNotifier,
-    now: () => new Date(),
-    newId,
-    onError: (message, error) => logger.error(message, { error }),
-  }));
+  const generations = instrumentGenerations(
+    infra.metrics,
+    createGenerationService({
+      jobStore: infra.jobStore,
+      queue: infra.queue,
+      quota: infra.quota,
+      cache: {
+        findCached,
+        findCachedOrReserve,
+        remembered: (key) => memo.peek(key),
+        takeDerivedPlace: (sourceId, cap) => infra.images.takeDerivedPlace(sourceId, cap),
+        giveBackDerivedPlace: (sourceId) => infra.images.giveBackDerivedPlace(sourceId),
+      },
+      singleFlight: infra.singleFlight,
+      activeJobs: infra.activeJobs,
+      budget: infra.budget,
+      admission: infra.admission,
+      storage: infra.storage,
+      events: infra.events,
+      webhooks: infra.webhookNotifier,
+      now: () => new Date(),
+      newId,
+      onError: (message, error) => logger.error(message, { error }),
+    }),
+  );
   const instant = createInstantService({
     library: infra.library,
     embedder: infra.embedder ?? undefined,
@@ -79,7 +97,12 @@ export function buildGatewayDeps(
   const keyCache = createKeyCache({ lookup: (hash) => infra.apiKeys.findActiveByHash(hash) });
   const permalinkCache = createPermalinkCache({ load: (handle, name) => infra.permalinks.findForServing(handle, name) });
   const openStreams = createOpenStreams(config.jobStreams);
-  reportCacheBytes(infra.metrics, { renderCache: memo.bytes, keys: keyCache.bytes, permalinks: permalinkCache.bytes, ...(promptSafety && { promptSafety: promptSafety.bytes }) });
+  reportCacheBytes(infra.metrics, {
+    renderCache: memo.bytes,
+    keys: keyCache.bytes,
+    permalinks: permalinkCache.bytes,
+    ...(promptSafety && { promptSafety: promptSafety.bytes }),
+  });
   infra.invalidation.subscribe((message) => {
     keyCache.invalidate(message);
     openStreams.invalidate(message);
@@ -95,7 +118,11 @@ export function buildGatewayDeps(
     apiKeys: infra.apiKeys,
     credentials: {
       findActiveByHash: (hash) => keyCache.get(hash),
-      recordUse: createLastUsedRecorder({ touch: (id, at) => infra.apiKeys.touchLastUsed(id, at), now: () => new Date(), onError: (error) => logger.warn('could not record a key use', { error }) }),
+      recordUse: createLastUsedRecorder({
+        touch: (id, at) => infra.apiKeys.touchLastUsed(id, at),
+        now: () => new Date(),
+        onError: (error) => logger.warn('could not record a key use', { error }),
+      }),
     },
     invalidation: infra.invalidation,
     images: infra.images,

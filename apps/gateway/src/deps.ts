@@ -1,7 +1,48 @@
-import type { BudgetCounter, JobCancellation, LibraryIndexer, Mailer, PlanName, PromptSafety, PublishableBudget, QuotaAccount, QuotaState } from '@promptpix/core';
-import type { CacheKey, CachedImage, EmbedResolver, EventRecorder, InvalidationBus, PermalinkCache, StyleResolver, GenerationQueue, GenerationService, IdempotencyStore, ImageModel, InstantService, JobStore, QuotaService, RateLimiter, SingleFlight, Storage } from '@promptpix/core';
+import type {
+  BudgetCounter,
+  JobCancellation,
+  LibraryIndexer,
+  Mailer,
+  PlanName,
+  PromptSafety,
+  PublishableBudget,
+  QuotaAccount,
+  QuotaState,
+} from '@promptpix/core';
+import type {
+  CacheKey,
+  CachedImage,
+  EmbedResolver,
+  EventRecorder,
+  InvalidationBus,
+  PermalinkCache,
+  StyleResolver,
+  GenerationQueue,
+  GenerationService,
+  IdempotencyStore,
+  ImageModel,
+  InstantService,
+  JobStore,
+  QuotaService,
+  RateLimiter,
+  SingleFlight,
+  Storage,
+} from '@promptpix/core';
 import type { FailedJobRepository } from '@promptpix/db';
-import type { AccountRepository, ApiKeyRepository, CharacterRepository, DashboardSessionRepository, SignInLinkRepository, EventRepository, ImageFlagRepository, ImageRepository, LibraryRepository, PermalinkRepository, StyleRepository, WebhookRepository } from '@promptpix/db';
+import type {
+  AccountRepository,
+  ApiKeyRepository,
+  CharacterRepository,
+  DashboardSessionRepository,
+  SignInLinkRepository,
+  EventRepository,
+  ImageFlagRepository,
+  ImageRepository,
+  LibraryRepository,
+  PermalinkRepository,
+  StyleRepository,
+  WebhookRepository,
+} from '@promptpix/db';
 import type { Config, Logger } from '@promptpix/runtime';
 import type { DependencyStatus } from '@promptpix/runtime/dependency-status';
 import type { Lifecycle } from '@promptpix/runtime/lifecycle';

@@ -14,7 +14,12 @@ runProcess('gateway', async () => {
   const infra = await openInfrastructure(config, logger, { migrate: false });
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
   const lifecycle = createLifecycle();
-  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}, lifecycle)), config.port, undefined, config.http);
+  const server = await listen(
+    createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}, lifecycle)),
+    config.port,
+    undefined,
+    config.http,
+  );
   logger.info('gateway listening', { port: config.port, publicBaseUrl: config.publicBaseUrl });
   return {
     logger,

@@ -34,12 +34,16 @@ it('serves the database to the app as before: Prisma reads, raw SQL and errors w
   const stored = await service.infra.db.prisma.account.findUnique({ where: { handle: account.handle } });
   expect(stored?.handle).toBe(account.handle);
 
-  const rows = await service.infra.db.sql.query<{ handle: string; created: Date }>('SELECT handle, "createdAt" AS created FROM "Account" WHERE handle = $1', [account.handle]);
+  const rows = await service.infra.db.sql.query<{ handle: string; created: Date }>('SELECT handle, "createdAt" AS created FROM "Account" WHERE handle = $1', [
+    account.handle,
+  ]);
   expect(rows).toEqual([{ handle: account.handle, created: expect.any(Object) }]);
 
   await expect(service.infra.db.sql.query('SELECT * FROM "NoSuchTable"', [])).rejects.toMatchObject({ code: '42P01' });
   // A unique violation through Prisma keeps its Prisma error code (P2002), mapped from the thread's driver error.
-  await expect(service.infra.db.prisma.account.create({ data: { handle: account.handle, email: 'other@example.com' } })).rejects.toMatchObject({ code: 'P2002' });
+  await expect(service.infra.db.prisma.account.create({ data: { handle: account.handle, email: 'other@example.com' } })).rejects.toMatchObject({
+    code: 'P2002',
+  });
 });
 
 it('runs interactive transactions on the thread, and rolls them back on an error', async () => {

@@ -33,17 +33,24 @@ describe.each(SHAPES)('failed jobs (%s)', (shape) => {
   const failedIds: Record<string, string> = {};
 
   beforeAll(async () => {
-    service = await startTestService(shape, { JOB_ATTEMPTS: '1', MODEL_BREAKER_FAILURES: '0' }, {
-      model: (inner) => ({
-        ...inner,
-        generate: async (req, signal) => {
-          if (providerDown) throw new TransientModelError('provider returned HTTP 503');
-          return inner.generate(req, signal);
-        },
-      }),
-    });
+    service = await startTestService(
+      shape,
+      { JOB_ATTEMPTS: '1', MODEL_BREAKER_FAILURES: '0' },
+      {
+        model: (inner) => ({
+          ...inner,
+          generate: async (req, signal) => {
+            if (providerDown) throw new TransientModelError('provider returned HTTP 503');
+            return inner.generate(req, signal);
+          },
+        }),
+      },
+    );
     [first, second] = [await service.createAccount(), await service.createAccount()];
-    for (const [name, account] of [['first', first], ['second', second]] as const) {
+    for (const [name, account] of [
+      ['first', first],
+      ['second', second],
+    ] as const) {
       const res = await fetch(`${service.baseUrl}/api/v1/generate`, {
         method: 'POST',
         headers: { authorization: `Bearer ${account.secretKey}`, 'content-type': 'application/json' },
@@ -68,7 +75,14 @@ describe.each(SHAPES)('failed jobs (%s)', (shape) => {
     expect(all.status).toBe(200);
     expect(all.body.data).toEqual([
       expect.objectContaining({ jobId: failedIds.second, account: second.handle }),
-      expect.objectContaining({ jobId: failedIds.first, account: first.handle, model: 'procedural', reason: expect.stringContaining('HTTP 503'), prompt: expect.stringContaining('first account'), retriedAs: null }),
+      expect.objectContaining({
+        jobId: failedIds.first,
+        account: first.handle,
+        model: 'procedural',
+        reason: expect.stringContaining('HTTP 503'),
+        prompt: expect.stringContaining('first account'),
+        retriedAs: null,
+      }),
     ]);
     expect(Date.parse(all.body.data[1].failedAt)).toBeGreaterThanOrEqual(Date.parse(all.body.data[1].createdAt));
 
@@ -88,7 +102,7 @@ describe.each(SHAPES)('failed jobs (%s)', (shape) => {
     expect((await service.admin('GET', '/admin/api/v1/failed-jobs?account=nobody-here')).status).toBe(404);
   });
 
-  it('shows an account its own failed jobs on the dashboard, and no one else\'s', async () => {
+  it("shows an account its own failed jobs on the dashboard, and no one else's", async () => {
     const dashboard = await dashboardSessionFor(service, first.handle);
     const res = await dashboard.get('/dashboard/api/failed-jobs');
     expect(res.status).toBe(200);
@@ -141,7 +155,7 @@ describe.each(SHAPES)('failed jobs (%s)', (shape) => {
     }
   }
 
-  it('lets an account retry its own failed job from the dashboard once, charged once; not another account\'s, not over quota', async () => {
+  it("lets an account retry its own failed job from the dashboard once, charged once; not another account's, not over quota", async () => {
     const [owner, poor] = [await service.createAccount(), await service.createAccount({ monthlyGenerations: 1 })];
     const ownJob = await failedJobOf(owner, 'a kite the owner retries');
     const poorJob = await failedJobOf(poor, 'a kite past the quota');

@@ -14,16 +14,19 @@ import { firstSseEvent, until } from '@promptpix/testing';
 import { SHAPES, startTestService, type TestAccount, type TestService } from './testing';
 
 const ROOT = resolve(__dirname, '../../..');
-const quietLogger = () => createLogger({ level: 'error', format: 'json', service: 'fair-queue-test', transports: [new winston.transports.Console({ silent: true })] });
+const quietLogger = () =>
+  createLogger({ level: 'error', format: 'json', service: 'fair-queue-test', transports: [new winston.transports.Console({ silent: true })] });
 
 /** Records which prompt each model call was for, in the order the calls start. */
-const recordingModel = (starts: string[]) => (configured: ImageModel): ImageModel => ({
-  name: configured.name,
-  generate: (request, signal) => {
-    starts.push(request.prompt);
-    return configured.generate(request, signal);
-  },
-});
+const recordingModel =
+  (starts: string[]) =>
+  (configured: ImageModel): ImageModel => ({
+    name: configured.name,
+    generate: (request, signal) => {
+      starts.push(request.prompt);
+      return configured.generate(request, signal);
+    },
+  });
 
 async function generate(service: TestService, account: TestAccount, prompt: string): Promise<string> {
   const response = await fetch(`${service.baseUrl}/api/v1/generate`, {
@@ -73,20 +76,34 @@ describe.each(SHAPES)('fair dequeuing between accounts (%s)', (shape) => {
   });
 });
 
-describe('a worker killed while it holds an account\'s job (production)', () => {
+describe("a worker killed while it holds an account's job (production)", () => {
   const children: ChildProcess[] = [];
-  const exited = (child: ChildProcess) => new Promise<void>((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once('exit', () => done())));
+  const exited = (child: ChildProcess) =>
+    new Promise<void>((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once('exit', () => done())));
   const startWorker = (env: Record<string, string>) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'apps/worker/src/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, ...env, NODE_ENV: 'production', LOG_FORMAT: 'json', LOG_LEVEL: 'error', METRICS_PORT: '0', JOB_LOCK_MS: '2000', WORKER_CONCURRENCY: '1' },
+      env: {
+        ...process.env,
+        ...env,
+        NODE_ENV: 'production',
+        LOG_FORMAT: 'json',
+        LOG_LEVEL: 'error',
+        METRICS_PORT: '0',
+        JOB_LOCK_MS: '2000',
+        WORKER_CONCURRENCY: '1',
+      },
       stdio: 'ignore',
     });
     children.push(child);
     return child;
   };
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) (child.kill('SIGKILL'), await exited(child));
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited(child);
+      }
   });
 
   it('another worker finishes every job of both accounts once, each account charged once per job', async () => {
@@ -97,7 +114,12 @@ describe('a worker killed while it holds an account\'s job (production)', () => 
       const bJob = await generate(service, b, 'the other account');
 
       const first = startWorker({ ...service.env, MODEL_LATENCY_MS: '60000' });
-      await until(() => service.infra.jobStore.get(aJobs[0]), (job) => job?.status === 'processing', "the first worker to take A's first job", 30_000);
+      await until(
+        () => service.infra.jobStore.get(aJobs[0]),
+        (job) => job?.status === 'processing',
+        "the first worker to take A's first job",
+        30_000,
+      );
       first.kill('SIGKILL');
       await exited(first);
 

@@ -33,7 +33,26 @@ const answersPing = (port: number) =>
  */
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
   let stderr = '';
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', '--dir', dir, '--maxmemory-policy', 'noeviction'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--save',
+      '',
+      '--dir',
+      dir,
+      '--maxmemory-policy',
+      'noeviction',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
@@ -63,7 +82,11 @@ describe('Redis unavailable, then back', () => {
     dir = mkdtempSync(join(tmpdir(), 'promptpix-redis-'));
     port = await freePort();
     redis = await startRedis(port, dir);
-    gateway = await startTestService('production', { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: testRedisPrefix().replace(/:$/, '') }, { worker: false });
+    gateway = await startTestService(
+      'production',
+      { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: testRedisPrefix().replace(/:$/, '') },
+      { worker: false },
+    );
     account = await gateway.createAccount({ plan: 'business' });
   });
   afterAll(async () => {
@@ -73,7 +96,12 @@ describe('Redis unavailable, then back', () => {
   });
 
   it('answers fast 503s while Redis is down, recovers without a restart, and queued jobs survive', async () => {
-    const generate = (prompt: string) => request(gateway.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, width: 256, height: 256 }).timeout(5000);
+    const generate = (prompt: string) =>
+      request(gateway.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${account.secretKey}`)
+        .send({ prompt, width: 256, height: 256 })
+        .timeout(5000);
     const poll = (jobId: string) => request(gateway.baseUrl).get(`/api/v1/job/${jobId}`).set('Authorization', `Bearer ${account.secretKey}`).timeout(5000);
     const queued = [];
     for (const prompt of ['survivor one', 'survivor two', 'survivor three']) {
@@ -141,19 +169,33 @@ describe('PostgreSQL unavailable, then back', () => {
       expect(styles.status).toBe(200);
       expect(styles.body.styles.every((s: { isPreset: boolean }) => s.isPreset)).toBe(true);
 
-      const analytics = await request(service.baseUrl).post('/api/v1/analytics/events').set('Authorization', `Bearer ${key}`).send({ events: [{ eventType: 'click' }] }).timeout(10_000);
+      const analytics = await request(service.baseUrl)
+        .post('/api/v1/analytics/events')
+        .set('Authorization', `Bearer ${key}`)
+        .send({ events: [{ eventType: 'click' }] })
+        .timeout(10_000);
       expect(analytics.status).toBe(202);
       await service.infra.events.flush();
 
-      const generate = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${key}`).send({ prompt: 'while the database is down' }).timeout(10_000);
+      const generate = await request(service.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${key}`)
+        .send({ prompt: 'while the database is down' })
+        .timeout(10_000);
       expect([500, 503]).toContain(generate.status);
       expect(generate.body.error).toEqual(expect.any(String));
-      const image = await request(service.baseUrl).get('/api/v1/image/00000000-0000-4000-8000-000000000000').set('Authorization', `Bearer ${key}`).timeout(10_000);
+      const image = await request(service.baseUrl)
+        .get('/api/v1/image/00000000-0000-4000-8000-000000000000')
+        .set('Authorization', `Bearer ${key}`)
+        .timeout(10_000);
       expect([500, 503]).toContain(image.status);
     } finally {
       await admin.query(`ALTER DATABASE "${database()}" WITH ALLOW_CONNECTIONS true`);
     }
-    const after = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${key}`).send({ prompt: 'after the database came back', width: 256, height: 256 });
+    const after = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${key}`)
+      .send({ prompt: 'after the database came back', width: 256, height: 256 });
     expect(after.status).toBe(202);
     expect((await service.waitForJob(after.body.jobId, key)).status).toBe('completed');
   });
@@ -169,7 +211,10 @@ describe('storage write failure', () => {
   it('retries, then fails the job with a readable error and refunds the quota unit', async () => {
     const account = await service.createAccount({ monthlyGenerations: 1 });
     await service.s3!.stop();
-    const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'nowhere to put it', width: 256, height: 256 });
+    const res = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt: 'nowhere to put it', width: 256, height: 256 });
     expect(res.status).toBe(202);
     const job = await service.waitForJob(res.body.jobId, account.secretKey, 30_000);
     expect(job.status).toBe('failed');
@@ -189,16 +234,22 @@ describe('slow model under load', () => {
 
   it('polling and cached paths keep answering while every worker slot waits on the model', async () => {
     const account = await service.createAccount({ plan: 'business' });
-    const generate = (prompt: string) => request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, width: 256, height: 256 });
+    const generate = (prompt: string) =>
+      request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, width: 256, height: 256 });
     const jobs = await Promise.all(Array.from({ length: 16 }, (_, i) => generate(`slow scene ${i}`)));
     const ids = jobs.map((j) => j.body.jobId as string);
     // 100 polls and 20 embed batches run to completion before any generation can have finished.
     for (let i = 0; i < 100; i++) {
-      const res = await request(service.baseUrl).get(`/api/v1/job/${ids[i % ids.length]}`).set('Authorization', `Bearer ${account.publishableKey}`);
+      const res = await request(service.baseUrl)
+        .get(`/api/v1/job/${ids[i % ids.length]}`)
+        .set('Authorization', `Bearer ${account.publishableKey}`);
       expect(res.status).toBe(200);
     }
     for (let i = 0; i < 20; i++) {
-      const res = await request(service.baseUrl).post('/api/v1/embed/resolve').set('Authorization', `Bearer ${account.publishableKey}`).send({ elements: [{ id: 'a', shortcut: 'none' }] });
+      const res = await request(service.baseUrl)
+        .post('/api/v1/embed/resolve')
+        .set('Authorization', `Bearer ${account.publishableKey}`)
+        .send({ elements: [{ id: 'a', shortcut: 'none' }] });
       expect(res.status).toBe(200);
     }
     const states = await Promise.all(ids.map((id) => service.infra.jobStore.get(id)));

@@ -22,8 +22,20 @@ runProcess('server', async () => {
   const consumer = startWorkers(infra, config, logger);
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
   const lifecycle = createLifecycle();
-  const server = await listen(createApp(buildGatewayDeps(infra, config, logger, admin.token, () => previews?.current() ?? {}, lifecycle)), config.port, undefined, config.http);
-  logger.info('promptpix listening', { url: config.publicBaseUrl, dashboard: `${config.publicBaseUrl}/dashboard`, dataDir: config.dataDir, database: config.database.kind, storage: config.storage.kind, queue: config.redis ? 'bullmq' : 'in-process' });
+  const server = await listen(
+    createApp(buildGatewayDeps(infra, config, logger, admin.token, () => previews?.current() ?? {}, lifecycle)),
+    config.port,
+    undefined,
+    config.http,
+  );
+  logger.info('promptpix listening', {
+    url: config.publicBaseUrl,
+    dashboard: `${config.publicBaseUrl}/dashboard`,
+    dataDir: config.dataDir,
+    database: config.database.kind,
+    storage: config.storage.kind,
+    queue: config.redis ? 'bullmq' : 'in-process',
+  });
   if (!config.adminToken) {
     // Printed on purpose: the operator needs it once, and it is stored in DATA_DIR/admin-token.
     process.stdout.write(`\nAdmin token (${admin.created ? 'new, ' : ''}stored in ${config.dataDir}/admin-token): ${admin.token}\n\n`);

@@ -61,15 +61,28 @@ beforeAll(async () => {
   // Each backend takes a second or two and reports as it goes: far more often than twice a second.
   comfy.setBehaviour({ steps: 40, stepMs: 30 });
   a1111.setBehaviour({ stepMs: 40 });
-  const bar = (n: number) => `${String(Math.round((n / 20) * 100)).padStart(3)}%|${'█'.repeat(n / 2).padEnd(10)}| ${n}/20 [00:0${Math.floor(n / 10)}<00:01, 9.9it/s]`;
-  replicate.setBehaviour({ pollsUntilDone: 12, logLines: ['Using seed: 1', ...Array.from({ length: 11 }, (_, i) => bar(2 * (i + 1) > 20 ? 20 : 2 * (i + 1)))] });
+  const bar = (n: number) =>
+    `${String(Math.round((n / 20) * 100)).padStart(3)}%|${'█'.repeat(n / 2).padEnd(10)}| ${n}/20 [00:0${Math.floor(n / 10)}<00:01, 9.9it/s]`;
+  replicate.setBehaviour({
+    pollsUntilDone: 12,
+    logLines: ['Using seed: 1', ...Array.from({ length: 11 }, (_, i) => bar(Math.min(2 * (i + 1), 20)))],
+  });
 });
 afterAll(() => Promise.all([comfy.stop(), a1111.stop(), replicate.stop()]));
 
 const backends = [
   ['comfyui', () => ({ MODEL_PROVIDER: 'comfyui', COMFYUI_BASE_URL: comfy.url, COMFYUI_WORKFLOW: SAMPLE_WORKFLOW, COMFYUI_POLL_INTERVAL_MS: '100' })],
   ['a1111', () => ({ MODEL_PROVIDER: 'a1111', A1111_BASE_URL: a1111.url, A1111_STEPS: '40', A1111_PROGRESS_INTERVAL_MS: '100' })],
-  ['replicate', () => ({ MODEL_PROVIDER: 'replicate', REPLICATE_BASE_URL: replicate.url, REPLICATE_API_TOKEN: REPLICATE_TOKEN, REPLICATE_MODEL_VERSION: 'fake/model:0123abcd', REPLICATE_POLL_INTERVAL_MS: '100' })],
+  [
+    'replicate',
+    () => ({
+      MODEL_PROVIDER: 'replicate',
+      REPLICATE_BASE_URL: replicate.url,
+      REPLICATE_API_TOKEN: REPLICATE_TOKEN,
+      REPLICATE_MODEL_VERSION: 'fake/model:0123abcd',
+      REPLICATE_POLL_INTERVAL_MS: '100',
+    }),
+  ],
 ] as const;
 
 describe.each(SHAPES)('model backends through the worker (%s)', (shape) => {

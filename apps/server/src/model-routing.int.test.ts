@@ -8,7 +8,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeA1111, startFakeOpenAI, times, type FakeA1111Behaviour, type FakeOpenAIBehaviour, type FakeProviderServer } from '@promptpix/testing/fake-providers';
+import {
+  startFakeA1111,
+  startFakeOpenAI,
+  times,
+  type FakeA1111Behaviour,
+  type FakeOpenAIBehaviour,
+  type FakeProviderServer,
+} from '@promptpix/testing/fake-providers';
 import { SHAPES, startTestService, type TestAccount, type TestService } from './testing';
 import { until } from '@promptpix/testing';
 
@@ -64,7 +71,8 @@ describe.each(SHAPES)('routing by model id (%s)', (shape) => {
     return service.waitForJob(started.body.jobId, account.secretKey);
   };
   const status = async () => (await (await fetch(`${service.baseUrl}/api/status`)).json()) as any;
-  const apiRequests = (fake: FakeProviderServer<never> | FakeProviderServer<FakeA1111Behaviour> | FakeProviderServer<FakeOpenAIBehaviour>) => fake.requests.filter((r) => r.method === 'POST').length;
+  const apiRequests = (fake: FakeProviderServer<never> | FakeProviderServer<FakeA1111Behaviour> | FakeProviderServer<FakeOpenAIBehaviour>) =>
+    fake.requests.filter((r) => r.method === 'POST').length;
 
   it('lists the models, sends each job to the backend of the model it names, and keeps their images apart in the cache', async () => {
     const list = await (await api('/v1/models')).json();
@@ -134,7 +142,7 @@ describe.each(SHAPES)('routing by model id (%s)', (shape) => {
     expect((await status()).models.lab).toBe('up');
   });
 
-  it('sends a down model\'s jobs to its fallback, and records that on the job', async () => {
+  it("sends a down model's jobs to its fallback, and records that on the job", async () => {
     gpu.setBehaviour({ failures: times(50, { status: 500 }) });
     const hostedBefore = apiRequests(hosted);
     const first = await generated({ prompt: 'a gpu job while it breaks', model: 'gpu' });

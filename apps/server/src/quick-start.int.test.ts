@@ -20,7 +20,12 @@ const npmRun = (script: Script) => ['run', '--silent', script];
 
 /** `npm run <script>` in a process group of its own, so that stopping it reaches node under npm. */
 function start(script: Script, env: Record<string, string>): ChildProcess & { output: string[] } {
-  const child = spawn('npm', npmRun(script), { cwd: ROOT, env: { ...process.env, ...env, LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true }) as ChildProcess & { output: string[] };
+  const child = spawn('npm', npmRun(script), {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_FORMAT: 'json' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  }) as ChildProcess & { output: string[] };
   child.output = [];
   child.stdout!.on('data', (d) => child.output.push(String(d)));
   child.stderr!.on('data', (d) => child.output.push(String(d)));
@@ -170,7 +175,10 @@ describe('production shape: gateway and worker as separate processes', () => {
     await waitForHealth(env.PUBLIC_BASE_URL, gateway);
     await developerFlow(env.PUBLIC_BASE_URL, { ADMIN_TOKEN: env.ADMIN_TOKEN, PROMPTPIX_URL: env.PUBLIC_BASE_URL });
     // Production logs are JSON lines.
-    const line = gateway.output.join('').split('\n').find((l) => l.includes('"message":"request"'));
+    const line = gateway.output
+      .join('')
+      .split('\n')
+      .find((l) => l.includes('"message":"request"'));
     expect(JSON.parse(line!)).toMatchObject({ level: 'info', service: 'promptpix-gateway', requestId: expect.any(String) });
   }, 120_000);
 

@@ -52,7 +52,16 @@ async function startReceiver() {
       }
       const earlier = requests.filter((r) => r.id === id).length;
       const answered = url.pathname === '/down' || (url.pathname === '/flaky' && earlier < 2) || !verified ? 500 : 200;
-      requests.push({ path: url.pathname + url.search, id, timestamp: Number(req.headers['webhook-timestamp']), signature: String(req.headers['webhook-signature']), body, headers: req.headers, verified, answered });
+      requests.push({
+        path: url.pathname + url.search,
+        id,
+        timestamp: Number(req.headers['webhook-timestamp']),
+        signature: String(req.headers['webhook-signature']),
+        body,
+        headers: req.headers,
+        verified,
+        answered,
+      });
       if (answered === 200 && !handled.has(id)) handled.set(id, payload);
       res.writeHead(answered, { 'content-type': 'text/plain' }).end(answered === 200 ? 'ok' : 'try later');
     });
@@ -124,10 +133,9 @@ describe.each(SHAPES)('webhooks (%s)', (shape) => {
   const hook = (path: string, extra = '') => `${receiver.base}${path}?account=${account.handle}${extra}`;
   const generate = (body: Record<string, unknown>, key = account.secretKey) =>
     request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${key}`).send(body);
-  const polled = async (jobId: string) =>
-    (await request(service.baseUrl).get(`/api/v1/job/${jobId}`).set('Authorization', `Bearer ${account.secretKey}`)).body;
+  const polled = async (jobId: string) => (await request(service.baseUrl).get(`/api/v1/job/${jobId}`).set('Authorization', `Bearer ${account.secretKey}`)).body;
 
-  it('the operator reads the account\'s secret, made once on first read', async () => {
+  it("the operator reads the account's secret, made once on first read", async () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
     expect((await service.admin('GET', `/admin/api/v1/accounts/${account.handle}/webhook-secret`)).body).toEqual({ secret });
     expect((await service.admin('GET', '/admin/api/v1/accounts/nobody-here/webhook-secret')).status).toBe(404);
@@ -154,7 +162,10 @@ describe.each(SHAPES)('webhooks (%s)', (shape) => {
 
     const completedAttempts = await receiver.deliveryFor(done.body.jobId, hook('/flaky').slice(receiver.base.length));
     const failedAttempts = await receiver.deliveryFor(failed.body.jobId, hook('/flaky').slice(receiver.base.length));
-    for (const [attempts, jobId, status] of [[completedAttempts, done.body.jobId, 'completed'], [failedAttempts, failed.body.jobId, 'failed']] as const) {
+    for (const [attempts, jobId, status] of [
+      [completedAttempts, done.body.jobId, 'completed'],
+      [failedAttempts, failed.body.jobId, 'failed'],
+    ] as const) {
       // Two 500s, then a 200: three attempts of one delivery, one webhook-id, each signed afresh.
       expect(attempts.map((a) => a.answered)).toEqual([500, 500, 200]);
       expect(new Set(attempts.map((a) => a.id)).size).toBe(1);
@@ -249,7 +260,13 @@ describe.each(SHAPES)('webhooks (%s)', (shape) => {
       () => service.admin('GET', `/admin/api/v1/accounts/${account.handle}/webhooks/deliveries`),
       (r) => r.body.deliveries.some((d: { jobId: string; status: string }) => d.jobId === job.body.jobId && d.status === 'failed'),
     );
-    expect(log.body.deliveries.find((d: { jobId: string }) => d.jobId === job.body.jobId)).toMatchObject({ status: 'failed', attempts: 4, lastStatusCode: 500, lastError: 'HTTP 500', deliveredAt: null });
+    expect(log.body.deliveries.find((d: { jobId: string }) => d.jobId === job.body.jobId)).toMatchObject({
+      status: 'failed',
+      attempts: 4,
+      lastStatusCode: 500,
+      lastError: 'HTTP 500',
+      deliveredAt: null,
+    });
     expect(receiver.requests.filter((r) => r.path.startsWith('/down')).map((r) => r.answered)).toEqual([500, 500, 500, 500]);
   });
 
@@ -257,13 +274,29 @@ describe.each(SHAPES)('webhooks (%s)', (shape) => {
     const prisma = service.infra.db.prisma;
     const { id: accountId } = (await service.infra.accounts.findByHandle(account.handle))!;
     const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
-    const row = (jobId: string, status: 'delivered' | 'failed' | 'pending', createdAt: Date) => ({ id: crypto.randomUUID(), accountId, jobId, url: hook('/ok'), status, createdAt });
+    const row = (jobId: string, status: 'delivered' | 'failed' | 'pending', createdAt: Date) => ({
+      id: crypto.randomUUID(),
+      accountId,
+      jobId,
+      url: hook('/ok'),
+      status,
+      createdAt,
+    });
     await prisma.webhookDelivery.createMany({
-      data: [row('old-delivered', 'delivered', daysAgo(31)), row('old-failed', 'failed', daysAgo(45)), row('old-pending', 'pending', daysAgo(31)), row('recent-delivered', 'delivered', daysAgo(29))],
+      data: [
+        row('old-delivered', 'delivered', daysAgo(31)),
+        row('old-failed', 'failed', daysAgo(45)),
+        row('old-pending', 'pending', daysAgo(31)),
+        row('recent-delivered', 'delivered', daysAgo(29)),
+      ],
     });
     const job = await generate({ prompt: 'a webhook that tidies the log', webhookUrl: hook('/ok') });
     await receiver.deliveryFor(job.body.jobId, hook('/ok').slice(receiver.base.length));
-    const left = (await prisma.webhookDelivery.findMany({ where: { accountId, jobId: { in: ['old-delivered', 'old-failed', 'old-pending', 'recent-delivered'] } } })).map((d) => d.jobId).sort();
+    const left = (
+      await prisma.webhookDelivery.findMany({ where: { accountId, jobId: { in: ['old-delivered', 'old-failed', 'old-pending', 'recent-delivered'] } } })
+    )
+      .map((d) => d.jobId)
+      .sort();
     // A delivery still being retried is never dropped, however old.
     expect(left).toEqual(['old-pending', 'recent-delivered']);
     await prisma.webhookDelivery.deleteMany({ where: { jobId: { in: left } } });
@@ -279,7 +312,10 @@ describe.each(SHAPES)('webhooks (%s)', (shape) => {
 
     const job = await generate({ prompt: 'a webhook after rotation', webhookUrl: hook('/ok', '&rotated=1') });
     // The receiver still trusts the old secret: the new signature does not verify, so it answers 500...
-    await until(async () => receiver.requests.filter((r) => r.path.includes('rotated=1')).length, (n) => n >= 1);
+    await until(
+      async () => receiver.requests.filter((r) => r.path.includes('rotated=1')).length,
+      (n) => n >= 1,
+    );
     const before = receiver.requests.filter((r) => r.path.includes('rotated=1'));
     expect(before[0].verified).toBe(false);
     expect(() => new Webhook(rotated.body.secret).verify(before[0].body, before[0].headers as Record<string, string>)).not.toThrow();
@@ -337,7 +373,14 @@ describe.each(SHAPES)('webhook SSRF guard (%s)', (shape) => {
       (r) => r.body.deliveries.some((d: { status: string }) => d.status === 'blocked'),
     );
     expect(log.body.deliveries).toEqual([
-      expect.objectContaining({ jobId: started.body.jobId, status: 'blocked', attempts: 1, lastStatusCode: null, lastError: `${host} resolves to ${addressRefusal(resolved.address)}: webhooks go only to public addresses`, deliveredAt: null }),
+      expect.objectContaining({
+        jobId: started.body.jobId,
+        status: 'blocked',
+        attempts: 1,
+        lastStatusCode: null,
+        lastError: `${host} resolves to ${addressRefusal(resolved.address)}: webhooks go only to public addresses`,
+        deliveredAt: null,
+      }),
     ]);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.requests).toEqual([]);

@@ -14,7 +14,13 @@ export function logRetriedAttempts(handle: GenerationJobHandler, logger: Logger)
       // A deferred job spent no attempt: its backend was full, nothing failed.
       if (isJobDeferred(e)) throw error;
       const retried = attempt.attempt < attempt.maxAttempts && e.name !== 'PermanentJobError' && !attempt.handBack?.aborted;
-      if (retried) logger.warn('generation attempt failed, will retry', { jobId: payload.jobId, attempt: attempt.attempt, maxAttempts: attempt.maxAttempts, error: e.message });
+      if (retried)
+        logger.warn('generation attempt failed, will retry', {
+          jobId: payload.jobId,
+          attempt: attempt.attempt,
+          maxAttempts: attempt.maxAttempts,
+          error: e.message,
+        });
       throw error;
     }
   };

@@ -40,13 +40,22 @@ async function startShape(shape: Shape, env: Record<string, string>, options: { 
   const service = await startTestService(shape, env, { worker: shape === 'embedded' });
   if (shape === 'production') {
     s3Proxy = await startFaultProxy({ port: Number(new URL(service.s3!.endpoint).port) });
-    for (let i = 0; i < (options.workers ?? 1); i++) workers.push(startWorkerProcess({ ...service.env, ...env, S3_ENDPOINT: `http://${s3Proxy.address}`, ...options.workerEnv }));
-    await until(async () => workers.every((w) => w.lines().some((l) => l.message === 'worker consuming generation jobs')), Boolean, 'the workers to start', 60_000);
+    for (let i = 0; i < (options.workers ?? 1); i++)
+      workers.push(startWorkerProcess({ ...service.env, ...env, S3_ENDPOINT: `http://${s3Proxy.address}`, ...options.workerEnv }));
+    await until(
+      async () => workers.every((w) => w.lines().some((l) => l.message === 'worker consuming generation jobs')),
+      Boolean,
+      'the workers to start',
+      60_000,
+    );
   }
   /** JSON log lines of the worker(s), whichever shape. */
   const lines = (): Array<Record<string, any>> =>
     shape === 'embedded'
-      ? service.logs.flatMap((chunk) => chunk.split('\n')).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>)
+      ? service.logs
+          .flatMap((chunk) => chunk.split('\n'))
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as Record<string, any>)
       : workers.flatMap((w) => w.lines());
   return {
     service,
@@ -78,7 +87,12 @@ async function generate(service: TestService, account: TestAccount, body: Record
 }
 
 const ended = (service: TestService, jobId: string, timeoutMs: number) =>
-  until(() => service.infra.jobStore.get(jobId), (job) => job?.status === 'completed' || job?.status === 'failed', `job ${jobId} to end`, timeoutMs);
+  until(
+    () => service.infra.jobStore.get(jobId),
+    (job) => job?.status === 'completed' || job?.status === 'failed',
+    `job ${jobId} to end`,
+    timeoutMs,
+  );
 
 /** Submit → completed, as the caller waits for it (read from the job store every 20 ms). */
 async function latencyOf(service: TestService, account: TestAccount, prompt: string): Promise<number> {
@@ -96,7 +110,8 @@ async function latencyOf(service: TestService, account: TestAccount, prompt: str
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 const median = (values: number[]) => percentile(values, 0.5);
 const txt2imgCalls = (fake: FakeProviderServer<FakeA1111Behaviour>) => fake.requests.filter((r) => r.method === 'POST' && r.path === '/sdapi/v1/txt2img');
-const quotaUsed = async (service: TestService, account: TestAccount) => (await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`)).body.quotaUsed as number;
+const quotaUsed = async (service: TestService, account: TestAccount) =>
+  (await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`)).body.quotaUsed as number;
 
 interface HangReport {
   shape: Shape;
@@ -144,7 +159,12 @@ async function hangScenario({ shape, service, account, hung }: ShapeUnderTest, b
   const hangStarted = Date.now();
   const hungJobs: string[] = [];
   for (let i = 0; i < 8; i++) hungJobs.push(await generate(service, account, { prompt: `${shape} a job for the hung backend ${i}`, model: 'sdxl' }));
-  await until(async () => txt2imgCalls(hung).length, (n) => n >= 2, `${shape}: the hung backend to hold its calls`, 30_000);
+  await until(
+    async () => txt2imgCalls(hung).length,
+    (n) => n >= 2,
+    `${shape}: the hung backend to hold its calls`,
+    30_000,
+  );
 
   // The built-in model's jobs, one after another, for as long as the hung backend's breaker is closed.
   const duringHangMs: number[] = [];
@@ -153,18 +173,28 @@ async function hangScenario({ shape, service, account, hung }: ShapeUnderTest, b
   for (let i = 0; breakerOpenedAfterMs === 0; i++) {
     duringHangMs.push(await latencyOf(service, account, `${shape} built-in job during the hang ${i}`));
     if ((await sdxl()) === 'down') breakerOpenedAfterMs = Date.now() - hangStarted;
-    if (Date.now() - hangStarted > 120_000) throw new Error(`${shape}: the breaker of the hung backend did not open within 120 s (/api/status says ${await sdxl()})`);
+    if (Date.now() - hangStarted > 120_000)
+      throw new Error(`${shape}: the breaker of the hung backend did not open within 120 s (/api/status says ${await sdxl()})`);
   }
 
   const hungJobsEndedAfterMs: number[] = [];
   for (const jobId of hungJobs) {
     const job = await ended(service, jobId, HUNG_JOB_BOUND_MS * 2);
     hungJobsEndedAfterMs.push(Date.parse(job!.completedAt!) - Date.parse(job!.createdAt));
-    expect({ shape, status: job?.status, error: job?.error }).toEqual({ shape, status: 'failed', error: 'Image generation failed: the model "sdxl" is unavailable (its backend keeps failing); try again later' });
+    expect({ shape, status: job?.status, error: job?.error }).toEqual({
+      shape,
+      status: 'failed',
+      error: 'Image generation failed: the model "sdxl" is unavailable (its backend keeps failing); try again later',
+    });
   }
   // Refunded: only the built-in model's jobs are counted.
   const builtIn = 1 + idleMs.length + duringHangMs.length;
-  await until(() => quotaUsed(service, account), (used) => used === quotaBefore + builtIn, `${shape}: the hung jobs' units to be refunded`, 20_000);
+  await until(
+    () => quotaUsed(service, account),
+    (used) => used === quotaBefore + builtIn,
+    `${shape}: the hung jobs' units to be refunded`,
+    20_000,
+  );
   return { shape, idleMs, duringHangMs, breakerOpenedAfterMs, hungJobsEndedAfterMs, backendCalls: txt2imgCalls(hung).length };
 }
 
@@ -185,10 +215,15 @@ describe('one backend hangs: every other model keeps its latency (default settin
   it('embedded and production at once: the built-in model within 2x of its idle latency, the breaker open within 90 s, the hung jobs failed and refunded within the bound, the backend never holding more than its limit', async () => {
     const warm = new Map<Shape, () => void>();
     const allWarm = Promise.all(SHAPES.map((shape) => new Promise<void>((resolve) => warm.set(shape, resolve))));
-    const bothWarm = (shape: Shape) => (warm.get(shape)!(), allWarm.then(() => undefined));
+    const bothWarm = (shape: Shape) => {
+      warm.get(shape)!();
+      return allWarm.then(() => undefined);
+    };
     const reports = await Promise.all(SHAPES.map((shape) => hangScenario(shapes.get(shape)!, bothWarm)));
     for (const r of reports) {
-      console.log(`${r.shape}: built-in job idle ${r.idleMs.join('/')} ms, during the hang median ${median(r.duringHangMs)} p90 ${percentile(r.duringHangMs, 0.9)} max ${Math.max(...r.duringHangMs)} ms over ${r.duringHangMs.length} jobs; breaker open after ${r.breakerOpenedAfterMs} ms; hung jobs ended ${Math.min(...r.hungJobsEndedAfterMs)}–${Math.max(...r.hungJobsEndedAfterMs)} ms after they were created; backend calls ${r.backendCalls}`);
+      console.log(
+        `${r.shape}: built-in job idle ${r.idleMs.join('/')} ms, during the hang median ${median(r.duringHangMs)} p90 ${percentile(r.duringHangMs, 0.9)} max ${Math.max(...r.duringHangMs)} ms over ${r.duringHangMs.length} jobs; breaker open after ${r.breakerOpenedAfterMs} ms; hung jobs ended ${Math.min(...r.hungJobsEndedAfterMs)}–${Math.max(...r.hungJobsEndedAfterMs)} ms after they were created; backend calls ${r.backendCalls}`,
+      );
       const idle = median(r.idleMs);
       const p90 = percentile(r.duringHangMs, 0.9);
       const slowest = Math.max(...r.duringHangMs);
@@ -223,7 +258,12 @@ describe.each(SHAPES)('a retry redoes only what failed (%s)', (shape) => {
   async function storedImages(): Promise<string[]> {
     if (shape === 'production') {
       const s3 = service.s3!;
-      const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+      const client = new S3Client({
+        endpoint: s3.endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+      });
       try {
         const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'images/' }));
         return (listed.Contents ?? []).map((o) => o.Key!);
@@ -241,14 +281,20 @@ describe.each(SHAPES)('a retry redoes only what failed (%s)', (shape) => {
 
   /** Storage refuses writes: the S3 proxy the workers go through resets every connection; on local disk, a file stands where the images directory goes. */
   function storageDown(): void {
-    if (shape === 'production') return running.s3Proxy!.cut();
+    if (shape === 'production') {
+      running.s3Proxy!.cut();
+      return;
+    }
     const images = join(localRoot(), 'images');
     mkdirSync(images, { recursive: true });
     renameSync(images, `${images}.aside`);
     writeFileSync(images, 'not a directory');
   }
   function storageUp(): void {
-    if (shape === 'production') return running.s3Proxy!.pass();
+    if (shape === 'production') {
+      running.s3Proxy!.pass();
+      return;
+    }
     const images = join(localRoot(), 'images');
     rmSync(images, { force: true });
     renameSync(`${images}.aside`, images);
@@ -261,7 +307,12 @@ describe.each(SHAPES)('a retry redoes only what failed (%s)', (shape) => {
     let jobIds: string[];
     try {
       jobIds = await Promise.all(prompts.map((prompt) => generate(service, account, { prompt, model: 'gpu' })));
-      await until(async () => jobIds.filter((id) => logged('generation attempt failed, will retry', id).length > 0).length, (n) => n === jobIds.length, `${shape}: every job's first attempt to fail on storage`, 30_000);
+      await until(
+        async () => jobIds.filter((id) => logged('generation attempt failed, will retry', id).length > 0).length,
+        (n) => n === jobIds.length,
+        `${shape}: every job's first attempt to fail on storage`,
+        30_000,
+      );
     } finally {
       storageUp();
     }
@@ -270,7 +321,12 @@ describe.each(SHAPES)('a retry redoes only what failed (%s)', (shape) => {
       expect({ prompt: prompts[i], status: job?.status, error: job?.error }).toEqual({ prompt: prompts[i], status: 'completed', error: undefined });
       // One model call per job, with the seed the job reports.
       expect(callsFor(prompts[i]).map((r) => r.json.seed)).toEqual([job!.seed]);
-      await until(async () => logged('generation retried with the image a previous attempt made: no model call', jobId).length, (n) => n >= 1, 'the retry to say it reused the image', 10_000);
+      await until(
+        async () => logged('generation retried with the image a previous attempt made: no model call', jobId).length,
+        (n) => n >= 1,
+        'the retry to say it reused the image',
+        10_000,
+      );
     }
     const after = await storedImages();
     expect(after.filter((key) => !before.includes(key))).toHaveLength(prompts.length);

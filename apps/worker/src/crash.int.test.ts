@@ -22,7 +22,8 @@ function startWorker(env: Record<string, string>): ChildProcess & { output: stri
   return child;
 }
 
-const exited = (child: ChildProcess) => new Promise<void>((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once('exit', () => done())));
+const exited = (child: ChildProcess) =>
+  new Promise<void>((done) => (child.exitCode !== null || child.signalCode !== null ? done() : child.once('exit', () => done())));
 
 describe('worker killed mid-generation (SIGKILL)', () => {
   let service: TestService;
@@ -31,13 +32,20 @@ describe('worker killed mid-generation (SIGKILL)', () => {
     service = await startTestService('production', {}, { worker: false });
   });
   afterAll(async () => {
-    for (const w of workers) if (w.exitCode === null && w.signalCode === null) (w.kill('SIGKILL'), await exited(w));
+    for (const w of workers)
+      if (w.exitCode === null && w.signalCode === null) {
+        w.kill('SIGKILL');
+        await exited(w);
+      }
     await service?.stop();
   });
 
   it('the job completes on another worker: one Image record, one quota unit', async () => {
     const account = await service.createAccount({ monthlyGenerations: 10 });
-    const started = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'a doomed first attempt', width: 256, height: 256 });
+    const started = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt: 'a doomed first attempt', width: 256, height: 256 });
     expect(started.status).toBe(202);
     const jobId = started.body.jobId as string;
 

@@ -9,25 +9,24 @@
 import sharp from 'sharp';
 import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { startFakeA1111, type FakeA1111Behaviour, type FakeProviderServer } from '@promptpix/testing/fake-providers';
-import {
-  startFaultProxy,
-  startWorkerProcess,
-  TEST_POSTGRES,
-  TEST_REDIS_URL,
-  type FaultProxy,
-  type ServiceProcess,
-} from '@promptpix/testing';
+import { startFaultProxy, startWorkerProcess, TEST_POSTGRES, TEST_REDIS_URL, type FaultProxy, type ServiceProcess } from '@promptpix/testing';
 
 const SIZE = 256;
 // Each wait below gives up (naming what it waited for, with the workers' output) well before this.
 jest.setTimeout(120_000);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, workers: ServiceProcess[] = []): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs: number,
+  workers: ServiceProcess[] = [],
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${workers.map((w) => `\n--- worker output:\n${w.output().slice(-4000)}`).join('')}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${workers.map((w) => `\n--- worker output:\n${w.output().slice(-4000)}`).join('')}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -55,7 +54,14 @@ describe('a dependency fails while a job runs (production shape, worker processe
   afterEach(async () => {
     for (const proxy of [pg, redis, s3, backendWire]) proxy?.pass();
     backend?.setBehaviour({});
-    if (process.env.DEBUG_FAULTS) console.log(workers.flatMap((w) => w.lines()).filter((l) => process.env.DEBUG_FAULTS === 'all' || l.level !== 'info' || /fail|back/.test(l.message)).map((l) => JSON.stringify(l)).join('\n'));
+    if (process.env.DEBUG_FAULTS)
+      console.log(
+        workers
+          .flatMap((w) => w.lines())
+          .filter((l) => process.env.DEBUG_FAULTS === 'all' || l.level !== 'info' || /fail|back/.test(String(l.message)))
+          .map((l) => JSON.stringify(l))
+          .join('\n'),
+      );
     for (const worker of workers) {
       if (worker.child.exitCode === null) worker.child.kill('SIGTERM');
       let timer: NodeJS.Timeout | undefined;
@@ -116,11 +122,16 @@ describe('a dependency fails while a job runs (production shape, worker processe
 
   /** The job as the caller reads it, once it has ended. */
   const finished = (jobId: string, account: TestAccount) =>
-    until(`job ${jobId} to end`, async () => {
-      const response = await fetch(`${service.baseUrl}/api/v1/job/${jobId}`, { headers: { authorization: `Bearer ${account.secretKey}` } });
-      const job = (await response.json()) as { status: string; error?: string; imageId?: string };
-      return ['completed', 'failed', 'cancelled'].includes(job.status) ? job : undefined;
-    }, 45_000, workers);
+    until(
+      `job ${jobId} to end`,
+      async () => {
+        const response = await fetch(`${service.baseUrl}/api/v1/job/${jobId}`, { headers: { authorization: `Bearer ${account.secretKey}` } });
+        const job = (await response.json()) as { status: string; error?: string; imageId?: string };
+        return ['completed', 'failed', 'cancelled'].includes(job.status) ? job : undefined;
+      },
+      45_000,
+      workers,
+    );
 
   /** Completed once, with one Image row whose stored object decodes at the size asked for; one quota unit. */
   async function expectCompletedOnce(jobId: string, account: TestAccount) {
@@ -160,7 +171,12 @@ describe('a dependency fails while a job runs (production shape, worker processe
       const jobId = await generate(account, 'a lighthouse in a storm, storage down');
       await processing(jobId);
       s3.cut();
-      const failedAttempt = await until('the attempt that could not store to fail', () => logged('generation attempt failed, will retry', jobId)[0], 30_000, workers);
+      const failedAttempt = await until(
+        'the attempt that could not store to fail',
+        () => logged('generation attempt failed, will retry', jobId)[0],
+        30_000,
+        workers,
+      );
       expect(await status(jobId)).toBe('processing');
       s3.pass();
       await expectCompletedOnce(jobId, account);
@@ -178,7 +194,12 @@ describe('a dependency fails while a job runs (production shape, worker processe
       first.child.kill('SIGTERM');
       const second = startWorker({ MODEL_LATENCY_MS: '0' });
       expect(await first.exited()).toBe(0);
-      expect(first.lines().filter((l) => l.message === 'generation handed back to the queue: shutdown grace period over').map((l) => l.jobId)).toEqual([jobId]);
+      expect(
+        first
+          .lines()
+          .filter((l) => l.message === 'generation handed back to the queue: shutdown grace period over')
+          .map((l) => l.jobId),
+      ).toEqual([jobId]);
       const { job } = await expectCompletedOnce(jobId, account);
       expect(job.status).toBe('completed');
       // The hand-back spent no attempt, and the second worker is the one that completed it.
@@ -242,7 +263,7 @@ describe('a dependency fails while a job runs (production shape, worker processe
       expect(job.error).toMatch(/^Image generation failed: /);
     });
 
-    it('refusing connections: the job fails, refunded, with an error that names no internal address; the operator\'s log has the address', async () => {
+    it("refusing connections: the job fails, refunded, with an error that names no internal address; the operator's log has the address", async () => {
       const account = await service.createAccount({ monthlyGenerations: 10 });
       // Nothing listens on the port of a proxy that has stopped.
       const closed = await startFaultProxy({ port: 1 });
@@ -253,7 +274,12 @@ describe('a dependency fails while a job runs (production shape, worker processe
       const job = await expectFailedAndRefunded(jobId, account);
       expect(job.error).toBe('Image generation failed: a1111: network error calling /sdapi/v1/txt2img: connect ECONNREFUSED <address>');
       // The operators' and the account's list of failed jobs shows the same reason (written just after the job reads failed).
-      const failed = await until('the failed job to be listed', () => service.infra.db.prisma.failedJob.findUnique({ where: { jobId } }).then((row) => row ?? undefined), 10_000, workers);
+      const failed = await until(
+        'the failed job to be listed',
+        () => service.infra.db.prisma.failedJob.findUnique({ where: { jobId } }).then((row) => row ?? undefined),
+        10_000,
+        workers,
+      );
       expect(failed.reason).toBe(job.error);
       expect(logged('generation failed', jobId)[0].error).toContain(`ECONNREFUSED ${address}`);
     });

@@ -15,11 +15,19 @@ function captureLogger() {
     level: 'debug',
     format: 'json',
     service: 'housekeeping-test',
-    transports: [new winston.transports.Stream({ stream: new Writable({ write: (chunk, _e, done) => (lines.push(JSON.parse(String(chunk))), done()) }) })],
+    transports: [
+      new winston.transports.Stream({
+        stream: new Writable({
+          write: (chunk, _e, done) => {
+            lines.push(JSON.parse(String(chunk)));
+            done();
+          },
+        }),
+      }),
+    ],
   });
   return { logger, lines };
 }
-
 
 describe.each(bothDatabases)('housekeeping (%s)', (_name, open) => {
   let db: Database;
@@ -49,13 +57,31 @@ describe.each(bothDatabases)('housekeeping (%s)', (_name, open) => {
       ],
     });
     const delivery = (status: 'delivered' | 'failed' | 'blocked' | 'pending' | 'waiting', daysOld: number) => ({
-      id: randomUUID(), accountId: gone.id, jobId: randomUUID(), url: 'https://example.com/hook', status, createdAt: hoursAgo(24 * daysOld),
+      id: randomUUID(),
+      accountId: gone.id,
+      jobId: randomUUID(),
+      url: 'https://example.com/hook',
+      status,
+      createdAt: hoursAgo(24 * daysOld),
     });
     await db.prisma.webhookDelivery.createMany({
-      data: [delivery('delivered', 40), delivery('failed', 31), delivery('blocked', 35), delivery('pending', 40), delivery('waiting', 45), delivery('delivered', 29)],
+      data: [
+        delivery('delivered', 40),
+        delivery('failed', 31),
+        delivery('blocked', 35),
+        delivery('pending', 40),
+        delivery('waiting', 45),
+        delivery('delivered', 29),
+      ],
     });
     const failedJob = (daysOld: number) => ({
-      jobId: randomUUID(), accountId: gone.id, model: 'procedural', reason: 'Image generation failed: HTTP 500', request: { prompt: 'p' }, createdAt: hoursAgo(24 * daysOld), failedAt: hoursAgo(24 * daysOld),
+      jobId: randomUUID(),
+      accountId: gone.id,
+      model: 'procedural',
+      reason: 'Image generation failed: HTTP 500',
+      request: { prompt: 'p' },
+      createdAt: hoursAgo(24 * daysOld),
+      failedAt: hoursAgo(24 * daysOld),
     });
     await db.prisma.failedJob.createMany({ data: [failedJob(31), failedJob(29)] });
 
@@ -68,8 +94,18 @@ describe.each(bothDatabases)('housekeeping (%s)', (_name, open) => {
     const { logger, lines } = captureLogger();
     const housekeeping = startHousekeeping({ tasks: housekeepingTasks(infra), logger, now: () => NOW });
     try {
-      expect(await housekeeping.runNow()).toEqual({ 'expired dashboard sessions': 2, 'stale sign-in links': 2, 'webhook log past its window': 3, 'failed jobs past FAILED_JOB_DAYS': 1 });
-      expect(await housekeeping.runNow()).toEqual({ 'expired dashboard sessions': 0, 'stale sign-in links': 0, 'webhook log past its window': 0, 'failed jobs past FAILED_JOB_DAYS': 0 });
+      expect(await housekeeping.runNow()).toEqual({
+        'expired dashboard sessions': 2,
+        'stale sign-in links': 2,
+        'webhook log past its window': 3,
+        'failed jobs past FAILED_JOB_DAYS': 1,
+      });
+      expect(await housekeeping.runNow()).toEqual({
+        'expired dashboard sessions': 0,
+        'stale sign-in links': 0,
+        'webhook log past its window': 0,
+        'failed jobs past FAILED_JOB_DAYS': 0,
+      });
     } finally {
       await housekeeping.close();
     }

@@ -32,7 +32,12 @@ export const LIBRARY_INDEX_INTERVAL_MS = 10_000;
  * batch twice; the write is idempotent.
  */
 export const startLibraryIndexing = (indexer: LibraryIndexer, logger: Logger, intervalMs = LIBRARY_INDEX_INTERVAL_MS): Housekeeping =>
-  startHousekeeping({ tasks: [{ name: 'library meaning vectors', run: () => indexer.indexPending() }], logger, intervalMs, logMessage: 'library images embedded' });
+  startHousekeeping({
+    tasks: [{ name: 'library meaning vectors', run: () => indexer.indexPending() }],
+    logger,
+    intervalMs,
+    logMessage: 'library images embedded',
+  });
 
 export interface Housekeeping {
   /** One pass now: rows deleted per task; a task that failed is logged and left out. */

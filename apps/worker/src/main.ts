@@ -15,7 +15,15 @@ runProcess('worker', async () => {
   const lifecycle = createLifecycle();
   const status = infrastructureDependencies(infra, { redis: true, logger });
   reportDependencyHealth(infra.metrics, status);
-  const ops = await startOpsServer({ port: config.metrics.port, serviceName: 'promptpix-worker', metrics: infra.metrics, token: config.metrics.token, http: config.http, lifecycle, status });
+  const ops = await startOpsServer({
+    port: config.metrics.port,
+    serviceName: 'promptpix-worker',
+    metrics: infra.metrics,
+    token: config.metrics.token,
+    http: config.http,
+    lifecycle,
+    status,
+  });
   const consumer = startWorkers(infra, config, logger);
   logger.info('worker metrics listening', { port: ops.port });
   return {

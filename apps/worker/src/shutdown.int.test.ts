@@ -47,7 +47,13 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 const exited = (child: ChildProcess) =>
   new Promise<number | null>((done) => (child.exitCode !== null ? done(child.exitCode) : child.once('exit', (code) => done(code))));
 
-const completedBy = (worker: Worker) => new Set(worker.lines().filter((l) => l.message === 'generation completed').map((l) => l.jobId as string));
+const completedBy = (worker: Worker) =>
+  new Set(
+    worker
+      .lines()
+      .filter((l) => l.message === 'generation completed')
+      .map((l) => l.jobId as string),
+  );
 
 describe('worker graceful shutdown (SIGTERM with jobs in flight)', () => {
   let service: TestService;
@@ -92,7 +98,12 @@ describe('worker graceful shutdown (SIGTERM with jobs in flight)', () => {
       a,
     );
     expect(a.exitCode).toBeNull();
-    const aPort = await until('worker A metrics port', () => a.lines().find((l) => l.message === 'worker metrics listening')?.port as number | undefined, 10_000, a);
+    const aPort = await until(
+      'worker A metrics port',
+      () => a.lines().find((l) => l.message === 'worker metrics listening')?.port as number | undefined,
+      10_000,
+      a,
+    );
     expect(await (await fetch(`http://127.0.0.1:${aPort}/api/ready`)).json()).toEqual({ status: 'ready' });
     const signalled = Date.now();
     a.kill('SIGTERM');
@@ -133,18 +144,31 @@ describe('worker graceful shutdown (SIGTERM with jobs in flight)', () => {
     expect(view.quotaUsed).toBe(JOBS);
     // BullMQ moves a job out of "active" one round trip after its processor returns.
     const idle = { waiting: 0, active: 0, delayed: 0, failed: 0, groupsWaiting: 0, largestGroupBacklog: 0 };
-    const depth = await until('the queue to drain', async () => {
-      const now = await service.infra.queue.depth();
-      return JSON.stringify(now) === JSON.stringify(idle) ? now : undefined;
-    }, 10_000).catch(async () => service.infra.queue.depth());
+    const depth = await until(
+      'the queue to drain',
+      async () => {
+        const now = await service.infra.queue.depth();
+        return JSON.stringify(now) === JSON.stringify(idle) ? now : undefined;
+      },
+      10_000,
+    ).catch(async () => service.infra.queue.depth());
     expect(depth).toEqual(idle);
 
     // B's operations port: health, readiness, dependency status and its own generation series.
-    const port = await until('worker B metrics port', () => b.lines().find((l) => l.message === 'worker metrics listening')?.port as number | undefined, 10_000, b);
+    const port = await until(
+      'worker B metrics port',
+      () => b.lines().find((l) => l.message === 'worker metrics listening')?.port as number | undefined,
+      10_000,
+      b,
+    );
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/api/health`)).status).toBe(200);
     expect(await (await fetch(`${base}/api/ready`)).json()).toEqual({ status: 'ready' });
-    expect(await (await fetch(`${base}/api/status`)).json()).toEqual({ status: 'ok', dependencies: { database: 'ok', redis: 'ok', storage: 'ok' }, models: { procedural: 'up' } });
+    expect(await (await fetch(`${base}/api/status`)).json()).toEqual({
+      status: 'ok',
+      dependencies: { database: 'ok', redis: 'ok', storage: 'ok' },
+      models: { procedural: 'up' },
+    });
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain(`promptpix_generation_duration_seconds_count{provider="procedural",outcome="success"} ${JOBS - inFlight.length}`);
 

@@ -24,7 +24,7 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
     onStoreError: (error) => {
       if (Date.now() - lastStoreError < 1000) return;
       lastStoreError = Date.now();
-      logger.warn('bulkhead permit store failed; calls go on under this worker\'s own limits', { error });
+      logger.warn("bulkhead permit store failed; calls go on under this worker's own limits", { error });
     },
   });
   reportCallsInFlight(infra.metrics, () => bulkhead.inFlight(), infra.models.ids);
@@ -68,7 +68,8 @@ export function startGenerationWorker(infra: Infrastructure, config: Config, log
     holdTurnUntilStarted: true,
     onFinalFailure: processor.onFinalFailure,
     shutdownGraceMs: config.worker.shutdownGraceMs,
-    onHandedBack: ({ jobId }) => logger.warn('generation handed back to the queue: shutdown grace period over', { jobId, graceMs: config.worker.shutdownGraceMs }),
+    onHandedBack: ({ jobId }) =>
+      logger.warn('generation handed back to the queue: shutdown grace period over', { jobId, graceMs: config.worker.shutdownGraceMs }),
   });
   return {
     async close() {

@@ -44,7 +44,13 @@ export async function replaySlice(ctx: Ctx, trace: TraceRequest[], accounts: Ben
       const v = VARIANTS[r.variant].replay;
       const acc = accounts[r.account];
       const key = acc.keys[i % acc.keys.length];
-      const answer = await ctx.api.generate(key, { prompt: r.prompt, ...(r.style ? { style: r.style } : {}), width: v.width, height: v.height, format: v.format });
+      const answer = await ctx.api.generate(key, {
+        prompt: r.prompt,
+        ...(r.style ? { style: r.style } : {}),
+        width: v.width,
+        height: v.height,
+        format: v.format,
+      });
       statusCounts[answer.status] = (statusCounts[answer.status] ?? 0) + 1;
       if (answer.status === 202) jobIds.set(answer.body.jobId, key);
     }),

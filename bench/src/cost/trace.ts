@@ -99,7 +99,7 @@ function zipfSampler(n: number, s: number) {
   const cdf = new Float64Array(n);
   let sum = 0;
   for (let k = 1; k <= n; k++) {
-    sum += 1 / Math.pow(k, s);
+    sum += 1 / k ** s;
     cdf[k - 1] = sum;
   }
   return (random: () => number) => {
@@ -115,9 +115,43 @@ function zipfSampler(n: number, s: number) {
   };
 }
 
-const SUBJECTS = ['lighthouse', 'red fox', 'castle', 'robot', 'dragon', 'garden', 'harbour', 'city skyline', 'pine forest', 'desert', 'owl', 'steam train', 'violin', 'comet', 'bakery', 'sailing boat', 'mountain lake', 'tea house', 'market', 'windmill'];
+const SUBJECTS = [
+  'lighthouse',
+  'red fox',
+  'castle',
+  'robot',
+  'dragon',
+  'garden',
+  'harbour',
+  'city skyline',
+  'pine forest',
+  'desert',
+  'owl',
+  'steam train',
+  'violin',
+  'comet',
+  'bakery',
+  'sailing boat',
+  'mountain lake',
+  'tea house',
+  'market',
+  'windmill',
+];
 const SETTINGS = ['at dawn', 'in the rain', 'under stars', 'in winter', 'by the sea', 'on a hill', 'at noon', 'in fog', 'at sunset', 'in autumn'];
-const FLAVOURS = ['', 'watercolour texture', 'wide angle', 'soft light', 'close-up', 'from above', 'vintage poster', 'minimal', 'bold colours', 'pastel palette', 'isometric', 'line art'];
+const FLAVOURS = [
+  '',
+  'watercolour texture',
+  'wide angle',
+  'soft light',
+  'close-up',
+  'from above',
+  'vintage poster',
+  'minimal',
+  'bold colours',
+  'pastel palette',
+  'isometric',
+  'line art',
+];
 const STYLES: Array<[string | null, number]> = [
   [null, 0.6],
   ['watercolor', 0.1],
@@ -141,8 +175,17 @@ function vocabularyOf(account: number, n: number, random: () => number): Entry[]
     const prompt = `a ${subject} ${setting}${flavour ? `, ${flavour}` : ''} #${account}-${i}`;
     entries.push({
       prompt,
-      style: STYLES[weighted(random, STYLES.map(([, w]) => w))][0],
-      homeVariant: weighted(random, VARIANTS.map((v) => v.weight)),
+      style:
+        STYLES[
+          weighted(
+            random,
+            STYLES.map(([, w]) => w),
+          )
+        ][0],
+      homeVariant: weighted(
+        random,
+        VARIANTS.map((v) => v.weight),
+      ),
     });
   }
   return entries;
@@ -167,7 +210,13 @@ export function generateTrace(p: TraceParams = DEFAULT_TRACE): TraceRequest[] {
     t += -Math.log(1 - random()) * (1000 / p.arrivalsPerS);
     const account = weighted(random, p.accountWeights);
     const entry = vocab[account][zipf(random)];
-    const variant = random() < p.homeVariantP ? entry.homeVariant : weighted(random, VARIANTS.map((v) => v.weight));
+    const variant =
+      random() < p.homeVariantP
+        ? entry.homeVariant
+        : weighted(
+            random,
+            VARIANTS.map((v) => v.weight),
+          );
     const prompt = random() < p.whitespaceP ? cosmetic(entry.prompt, random) : entry.prompt;
     const burst = random() < p.burstP ? p.burstSize[0] + Math.floor(random() * (p.burstSize[1] - p.burstSize[0] + 1)) : 1;
     for (let i = 0; i < burst && out.length < p.requests; i++) {

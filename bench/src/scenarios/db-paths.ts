@@ -83,27 +83,73 @@ export async function runDbPaths(ctx: Ctx, inputs: DbPathInputs, n = 300): Promi
   const images = createImageRepository(prisma, db.sql);
   const ormFindCached = (k: CacheKey) =>
     prisma.image.findMany({
-      where: { accountId: k.accountId, normalizedPrompt: k.normalizedPrompt, style: k.style, characterId: k.characterId, ageBucket: k.ageBucket, rejected: false },
+      where: {
+        accountId: k.accountId,
+        normalizedPrompt: k.normalizedPrompt,
+        style: k.style,
+        characterId: k.characterId,
+        ageBucket: k.ageBucket,
+        rejected: false,
+      },
       select: { id: true, storageKey: true, width: true, height: true, format: true, sourceImageId: true, rejected: true, createdAt: true },
       orderBy: { createdAt: 'desc' },
       take: 50,
     });
   const apiKeys = createApiKeyRepository(prisma, db.sql);
   const hash = hashApiKey(inputs.key);
-  const cacheKeys = inputs.embed.prompts.map((normalizedPrompt) => ({ accountId: inputs.embed.accountId, normalizedPrompt, style: null, characterId: null, ageBucket: null, seed: null, negativePrompt: null, model: null }));
-  const renderKey = { accountId: inputs.render.accountId, normalizedPrompt: inputs.render.prompt, style: null, characterId: null, ageBucket: null, seed: null, negativePrompt: null, model: null };
+  const cacheKeys = inputs.embed.prompts.map((normalizedPrompt) => ({
+    accountId: inputs.embed.accountId,
+    normalizedPrompt,
+    style: null,
+    characterId: null,
+    ageBucket: null,
+    seed: null,
+    negativePrompt: null,
+    model: null,
+  }));
+  const renderKey = {
+    accountId: inputs.render.accountId,
+    normalizedPrompt: inputs.render.prompt,
+    style: null,
+    characterId: null,
+    ageBucket: null,
+    seed: null,
+    negativePrompt: null,
+    model: null,
+  };
   const cases: Array<[string, string, () => Promise<unknown>]> = [
     ['permalink serve', 'Prisma, as today (findForServing)', () => permalinks.findForServing(inputs.permalink.handle, inputs.permalink.name)],
     ['permalink serve', 'one SQL via Prisma $queryRawUnsafe', () => prisma.$queryRawUnsafe(PERMALINK_SQL, inputs.permalink.handle, inputs.permalink.name)],
     ['permalink serve', 'one SQL via pg', async () => (await pool.query(PERMALINK_SQL, [inputs.permalink.handle, inputs.permalink.name])).rows],
-    ['embed: 50 cache keys', 'Prisma ORM findMany, IN of 50 (before)', () => prisma.image.findMany({ where: { accountId: inputs.embed.accountId, rejected: false, normalizedPrompt: { in: inputs.embed.prompts } }, orderBy: { createdAt: 'desc' }, take: 2500 })],
-    ['embed: 50 cache keys', 'one SQL via Prisma $queryRawUnsafe (= ANY array)', () => prisma.$queryRawUnsafe(EMBED_SQL, inputs.embed.accountId, inputs.embed.prompts, 2500)],
-    ['embed: 50 cache keys', 'one SQL via pg (= ANY array)', async () => (await pool.query(EMBED_SQL, [inputs.embed.accountId, inputs.embed.prompts, 2500])).rows],
+    [
+      'embed: 50 cache keys',
+      'Prisma ORM findMany, IN of 50 (before)',
+      () =>
+        prisma.image.findMany({
+          where: { accountId: inputs.embed.accountId, rejected: false, normalizedPrompt: { in: inputs.embed.prompts } },
+          orderBy: { createdAt: 'desc' },
+          take: 2500,
+        }),
+    ],
+    [
+      'embed: 50 cache keys',
+      'one SQL via Prisma $queryRawUnsafe (= ANY array)',
+      () => prisma.$queryRawUnsafe(EMBED_SQL, inputs.embed.accountId, inputs.embed.prompts, 2500),
+    ],
+    [
+      'embed: 50 cache keys',
+      'one SQL via pg (= ANY array)',
+      async () => (await pool.query(EMBED_SQL, [inputs.embed.accountId, inputs.embed.prompts, 2500])).rows,
+    ],
     ['embed: 50 cache keys', 'repository, as today (findCachedMany: SQL client on pg)', () => images.findCachedMany(inputs.embed.accountId, cacheKeys)],
     ['render: one cache key', 'Prisma ORM findMany (before)', () => ormFindCached(renderKey)],
     ['render: one cache key', 'one SQL via pg', async () => (await pool.query(RENDER_SQL, [inputs.render.accountId, inputs.render.prompt])).rows],
     ['render: one cache key', 'repository, as today (findCached: SQL client on pg)', () => images.findCached(renderKey)],
-    ['key lookup (cache miss)', 'Prisma findUnique + include account (before)', () => prisma.apiKey.findUnique({ where: { hash }, include: { account: { omit: { webhookSecret: true } } } })],
+    [
+      'key lookup (cache miss)',
+      'Prisma findUnique + include account (before)',
+      () => prisma.apiKey.findUnique({ where: { hash }, include: { account: { omit: { webhookSecret: true } } } }),
+    ],
     ['key lookup (cache miss)', 'one joined SQL via SqlClient, as today (findActiveByHash)', () => apiKeys.findActiveByHash(hash)],
     ['key lookup (cache miss)', 'one SQL via pg (join)', async () => (await pool.query(KEY_SQL, [hash])).rows],
   ];

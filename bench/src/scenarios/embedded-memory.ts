@@ -52,10 +52,15 @@ export async function runEmbeddedMemory(ctx: Ctx): Promise<EmbeddedMemoryResult>
     logDir: dir,
   });
   try {
-    await waitFor('embedded server /api/health', async () => {
-      if (!child.isRunning()) throw new Error(`embedded server exited:\n${logTail(child)}`);
-      return (await fetch(`${base}/api/health`).catch(() => null))?.ok ? true : undefined;
-    }, 120_000, 200);
+    await waitFor(
+      'embedded server /api/health',
+      async () => {
+        if (!child.isRunning()) throw new Error(`embedded server exited:\n${logTail(child)}`);
+        return (await fetch(`${base}/api/health`).catch(() => null))?.ok ? true : undefined;
+      },
+      120_000,
+      200,
+    );
     await sleep(3000);
     const idle = await memorySplit(base, child.pid);
     log(`embedded: idle after start-up: ${splitText(idle)}`);
@@ -64,13 +69,28 @@ export async function runEmbeddedMemory(ctx: Ctx): Promise<EmbeddedMemoryResult>
     const rss = sampleRss(child.pid);
     const operator = operatorApi(base, adminToken);
     const api = publicApi(base);
-    const [user] = await Promise.all([operator.benchAccount('embedded-user', 2), operator.benchAccount('embedded-second', 1), operator.benchAccount('embedded-third', 1)]);
+    const [user] = await Promise.all([
+      operator.benchAccount('embedded-user', 2),
+      operator.benchAccount('embedded-second', 1),
+      operator.benchAccount('embedded-third', 1),
+    ]);
     const subjects = ['fox', 'owl', 'castle', 'robot', 'garden', 'harbour', 'lighthouse', 'forest', 'city', 'desert'];
-    const prompts = Array.from({ length: GENERATIONS }, (_, i) => `${subjects[i % 10]} at ${['dawn', 'noon', 'dusk', 'night', 'in fog'][Math.floor(i / 10) % 5]}, study ${i}`);
+    const prompts = Array.from(
+      { length: GENERATIONS },
+      (_, i) => `${subjects[i % 10]} at ${['dawn', 'noon', 'dusk', 'night', 'in fog'][Math.floor(i / 10) % 5]}, study ${i}`,
+    );
     // The default size and format (1024×1024 WebP): what a first user asks for.
-    await api.generateAll(user.keys[0], prompts.map((prompt) => ({ prompt })), 8);
+    await api.generateAll(
+      user.keys[0],
+      prompts.map((prompt) => ({ prompt })),
+      8,
+    );
     const elements = prompts.slice(0, EMBED_ELEMENTS).map((prompt, i) => ({ id: `e${i}`, prompt }));
-    const embed = await http<{ results?: unknown[] }>(`${base}/api/v1/embed/resolve`, { method: 'POST', headers: { authorization: `Bearer ${user.keys[1]}` }, json: { elements } });
+    const embed = await http<{ results?: unknown[] }>(`${base}/api/v1/embed/resolve`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.keys[1]}` },
+      json: { elements },
+    });
     if (embed.status !== 200) throw new Error(`embed resolve answered ${embed.status}: ${embed.text.slice(0, 200)}`);
     for (const path of ['/dashboard', '/dashboard/assets/app.js', '/service-client.js', '/docs']) {
       const res = await http(`${base}${path}`);
@@ -80,7 +100,9 @@ export async function runEmbeddedMemory(ctx: Ctx): Promise<EmbeddedMemoryResult>
     const peakRssMb = Math.round(rss.stop());
     await sleep(3000);
     const afterWorkload = await memorySplit(base, child.pid);
-    log(`embedded: after ${GENERATIONS} generations, an embed batch of ${EMBED_ELEMENTS} and the dashboard (${workloadSeconds} s): ${splitText(afterWorkload)}; peak ${peakRssMb} MB`);
+    log(
+      `embedded: after ${GENERATIONS} generations, an embed batch of ${EMBED_ELEMENTS} and the dashboard (${workloadSeconds} s): ${splitText(afterWorkload)}; peak ${peakRssMb} MB`,
+    );
     return { generations: GENERATIONS, embedElements: EMBED_ELEMENTS, idle, afterWorkload, peakRssMb, workloadSeconds };
   } finally {
     await child.stop(10_000);

@@ -27,10 +27,12 @@ export interface EmbeddedPhaseResult {
 /** The 50 prompts of the embed scenarios (the production one uses the same). */
 export const EMBED_PROMPTS = Array.from(
   { length: 50 },
-  (_, i) => `embed element ${i}: a ${['fox', 'owl', 'castle', 'robot', 'garden'][i % 5]} in ${['spring', 'summer', 'autumn', 'winter', 'fog'][Math.floor(i / 5) % 5]} ${i}`,
+  (_, i) =>
+    `embed element ${i}: a ${['fox', 'owl', 'castle', 'robot', 'garden'][i % 5]} in ${['spring', 'summer', 'autumn', 'winter', 'fog'][Math.floor(i / 5) % 5]} ${i}`,
 );
 
-export const embedBodyOf = (prompts: string[]) => JSON.stringify({ elements: prompts.map((prompt, i) => ({ id: `e${i}`, prompt, width: 256, height: 256, format: 'png' })) });
+export const embedBodyOf = (prompts: string[]) =>
+  JSON.stringify({ elements: prompts.map((prompt, i) => ({ id: `e${i}`, prompt, width: 256, height: 256, format: 'png' })) });
 
 export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Promise<EmbeddedPhaseResult> {
   const { stack, config, log } = ctx;
@@ -46,7 +48,10 @@ export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Prom
   try {
     log(`embedded: server pid ${child.pid} on ${base}; generating the 50 cached elements`);
     const account = await operatorApi(base, stack.adminToken).benchAccount('bench-embedded-embed', 64);
-    await publicApi(base).generateAll(account.keys[0], EMBED_PROMPTS.map((prompt) => ({ prompt, width: 256, height: 256, format: 'png' as const })));
+    await publicApi(base).generateAll(
+      account.keys[0],
+      EMBED_PROMPTS.map((prompt) => ({ prompt, width: 256, height: 256, format: 'png' as const })),
+    );
     const target: LoadTarget = {
       base,
       request: { method: 'POST', path: '/api/v1/embed/resolve', headers: { 'content-type': 'application/json' }, body: embedBodyOf(EMBED_PROMPTS) },
@@ -59,7 +64,9 @@ export async function runEmbeddedPhase(ctx: Ctx, productionP99Ms?: number): Prom
     );
     const mainCpuMs = readCpuMs(child.pid, child.pid) - mainCpuBefore;
     const p99 = embed.load.latencyMs.p99;
-    log(`embedded: embed ${embed.load.okRps} ok req/s, p50 ${embed.load.latencyMs.p50} ms, p99 ${p99} ms (production ${productionP99Ms ?? '–'} ms); CPU ${embed.serverCpuUsPerReq ?? '–'} µs/req; event-loop delay p99 ${eventLoop?.p99Ms ?? '–'} ms, max ${eventLoop?.maxMs ?? '–'} ms`);
+    log(
+      `embedded: embed ${embed.load.okRps} ok req/s, p50 ${embed.load.latencyMs.p50} ms, p99 ${p99} ms (production ${productionP99Ms ?? '–'} ms); CPU ${embed.serverCpuUsPerReq ?? '–'} µs/req; event-loop delay p99 ${eventLoop?.p99Ms ?? '–'} ms, max ${eventLoop?.maxMs ?? '–'} ms`,
+    );
     return {
       embed,
       eventLoop,
@@ -82,7 +89,7 @@ export function embeddedMarkdown(r: EmbeddedPhaseResult | undefined, production:
     ? [
         '## Event-loop delay of the production gateway',
         '',
-        'The gateway\'s own `monitorEventLoopDelay` histogram over each measured closed-loop run of the HTTP phase.',
+        "The gateway's own `monitorEventLoopDelay` histogram over each measured closed-loop run of the HTTP phase.",
         '',
         '| Scenario | p50 ms | p90 ms | p99 ms | max ms |',
         '|---|---|---|---|---|',
@@ -104,6 +111,13 @@ export function embeddedMarkdown(r: EmbeddedPhaseResult | undefined, production:
     '|---|---|---|---|---|---|---|---|---|',
     `| embedded (\`npm start\`) | ${f(m.load.okRps, 0)} | ${f(m.load.latencyMs.p50)} | ${f(m.load.latencyMs.p99)} | ${f(r.p99VsProduction)} (production p99 ${f(r.productionP99Ms)} ms) | ${f(m.serverCpuUsPerReq, 0)} | ${f(r.mainThreadCpuUsPerReq, 0)} | ${r.eventLoop ? `${f(r.eventLoop.p50Ms)} / ${f(r.eventLoop.p99Ms)} / ${f(r.eventLoop.maxMs)}` : '–'} | ${f(m.loadAvg1, 1)} |`,
     '',
-    ...(r.warnLines && Object.keys(r.warnLines).length ? [`Embedded server log lines at warn/error: ${Object.entries(r.warnLines).map(([k, v]) => `${v}× "${k}"`).join('; ')}.`, ''] : []),
+    ...(r.warnLines && Object.keys(r.warnLines).length
+      ? [
+          `Embedded server log lines at warn/error: ${Object.entries(r.warnLines)
+            .map(([k, v]) => `${v}× "${k}"`)
+            .join('; ')}.`,
+          '',
+        ]
+      : []),
   ];
 }

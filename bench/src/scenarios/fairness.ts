@@ -55,7 +55,9 @@ export const bBoundMs = (r: FairnessShapeResult) => Math.max(3 * median(r.bIdleM
 
 /** Jobs waiting or running, from the operator API. */
 async function inFlight(base: string, adminToken: string): Promise<number> {
-  const answer = await http<{ depth: { waiting: number; active: number; delayed: number } }>(`${base}/admin/api/v1/queue?limit=1`, { headers: { authorization: `Bearer ${adminToken}` } });
+  const answer = await http<{ depth: { waiting: number; active: number; delayed: number } }>(`${base}/admin/api/v1/queue?limit=1`, {
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
   if (answer.status !== 200) throw new Error(`queue depth: HTTP ${answer.status} ${answer.text.slice(0, 200)}`);
   return answer.body.depth.waiting + answer.body.depth.active + answer.body.depth.delayed;
 }
@@ -74,7 +76,13 @@ async function secondsInJobs(metricsUrls: string[]): Promise<number> {
  * A's completions per second over `seconds` (how fast the jobs waiting or running go down), and
  * the share of the slots' time spent inside jobs meanwhile (what idle slots would lower).
  */
-async function drainRate(base: string, adminToken: string, seconds: number, metricsUrls: string[], slots: number): Promise<{ perS: number; slotsBusy: number }> {
+async function drainRate(
+  base: string,
+  adminToken: string,
+  seconds: number,
+  metricsUrls: string[],
+  slots: number,
+): Promise<{ perS: number; slotsBusy: number }> {
   const [before, busyBefore] = [await inFlight(base, adminToken), await secondsInJobs(metricsUrls)];
   const started = Date.now();
   await sleep(seconds * 1000);
@@ -90,7 +98,28 @@ async function firstPosition(base: string, key: string, jobId: string): Promise<
 }
 
 const COLOURS = ['red', 'blue', 'green', 'golden', 'silver', 'violet', 'amber', 'teal', 'white', 'copper'];
-const SUBJECTS = ['lighthouse', 'fox', 'owl', 'castle', 'robot', 'garden', 'sailboat', 'teapot', 'bicycle', 'mountain', 'tram', 'kite', 'violin', 'cactus', 'whale', 'windmill', 'lantern', 'bridge', 'tortoise', 'balloon'];
+const SUBJECTS = [
+  'lighthouse',
+  'fox',
+  'owl',
+  'castle',
+  'robot',
+  'garden',
+  'sailboat',
+  'teapot',
+  'bicycle',
+  'mountain',
+  'tram',
+  'kite',
+  'violin',
+  'cactus',
+  'whale',
+  'windmill',
+  'lantern',
+  'bridge',
+  'tortoise',
+  'balloon',
+];
 const SETTINGS = ['at dawn', 'at dusk', 'in fog', 'in snow', 'in spring', 'by the sea', 'in a desert', 'in a forest', 'on a hill', 'under stars'];
 let promptCounter = 0;
 /** A prompt no earlier one used (words only: numbers can spell terms the safety filter refuses). */
@@ -100,7 +129,15 @@ const freshPrompt = (who: 'a' | 'b') => {
   return `${who === 'a' ? 'a busy' : 'a quiet'} ${colour} ${subject} ${setting}, ${SUBJECTS[Math.floor(n / 2000) % 20]} edition`;
 };
 
-async function measureShape(shape: FairnessShapeResult['shape'], setup: string, base: string, adminToken: string, metricsUrls: string[], settings: FairnessSettings, log: (line: string) => void): Promise<FairnessShapeResult> {
+async function measureShape(
+  shape: FairnessShapeResult['shape'],
+  setup: string,
+  base: string,
+  adminToken: string,
+  metricsUrls: string[],
+  settings: FairnessSettings,
+  log: (line: string) => void,
+): Promise<FairnessShapeResult> {
   const operator = operatorApi(base, adminToken);
   const api = publicApi(base);
   const a = await operator.benchAccount(`bench-fair-a-${shape}`, 3);
@@ -129,7 +166,11 @@ async function measureShape(shape: FairnessShapeResult['shape'], setup: string, 
     a.keys.map(async (key) => {
       for (let batch = 0; batch < batchesPerKey; batch++) {
         const elements = Array.from({ length: 50 }, (_, i) => ({ id: `e${i}`, prompt: freshPrompt('a'), ...single }));
-        const answer = await http<{ results: Array<{ status: string; error?: string }> }>(`${base}/api/v1/embed/resolve`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, json: { elements } });
+        const answer = await http<{ results: Array<{ status: string; error?: string }> }>(`${base}/api/v1/embed/resolve`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}` },
+          json: { elements },
+        });
         if (answer.status !== 200) throw new Error(`flood batch: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
         for (const result of answer.body.results) {
           if (result.status === 'generating') started++;
@@ -140,11 +181,14 @@ async function measureShape(shape: FairnessShapeResult['shape'], setup: string, 
   );
   const floodEnqueueS = (Date.now() - floodStarted) / 1000;
   log(`fairness (${shape}): A started ${started} jobs in ${floodEnqueueS.toFixed(1)} s`);
-  if (started < settings.floodJobs) throw new Error(`the flood started only ${started} of ${settings.floodJobs} jobs (others: ${JSON.stringify(Object.fromEntries(refused))})`);
+  if (started < settings.floodJobs)
+    throw new Error(`the flood started only ${started} of ${settings.floodJobs} jobs (others: ${JSON.stringify(Object.fromEntries(refused))})`);
 
   await sleep(2000);
   const alone = await drainRate(base, adminToken, 10, metricsUrls, settings.slots);
-  log(`fairness (${shape}): A alone ${alone.perS.toFixed(2)} jobs/s (slots / model latency: ${(settings.slots * 1000) / settings.modelLatencyMs}/s), slots busy ${(alone.slotsBusy * 100).toFixed(1)}%`);
+  log(
+    `fairness (${shape}): A alone ${alone.perS.toFixed(2)} jobs/s (slots / model latency: ${(settings.slots * 1000) / settings.modelLatencyMs}/s), slots busy ${(alone.slotsBusy * 100).toFixed(1)}%`,
+  );
 
   const aBacklogAtB = await inFlight(base, adminToken);
   const windowStart = Date.now();
@@ -156,7 +200,9 @@ async function measureShape(shape: FairnessShapeResult['shape'], setup: string, 
     if (i === 0) bFirstPosition = run.position;
   }
   const aDuringPerS = (aBacklogAtB - (await inFlight(base, adminToken))) / ((Date.now() - windowStart) / 1000);
-  log(`fairness (${shape}): B under the flood ${bUnderFloodMs.join(', ')} ms (first position ${bFirstPosition}), A ${aDuringPerS.toFixed(2)} jobs/s meanwhile, ${aBacklogAtB} of A's jobs waiting or running`);
+  log(
+    `fairness (${shape}): B under the flood ${bUnderFloodMs.join(', ')} ms (first position ${bFirstPosition}), A ${aDuringPerS.toFixed(2)} jobs/s meanwhile, ${aBacklogAtB} of A's jobs waiting or running`,
+  );
 
   return {
     shape,
@@ -185,7 +231,15 @@ export async function runFairnessProduction(ctx: Ctx, settings = FAIRNESS_SETTIN
   await stack.startExtraWorker({ concurrency: perWorker, modelLatencyMs: settings.modelLatencyMs, metricsPort: metricsPorts[1] });
   try {
     const metricsUrls = metricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`);
-    return await measureShape('production', `1 gateway, 2 workers × ${perWorker} slots (PostgreSQL, Redis, BullMQ)`, stack.baseUrl, stack.adminToken, metricsUrls, settings, log);
+    return await measureShape(
+      'production',
+      `1 gateway, 2 workers × ${perWorker} slots (PostgreSQL, Redis, BullMQ)`,
+      stack.baseUrl,
+      stack.adminToken,
+      metricsUrls,
+      settings,
+      log,
+    );
   } finally {
     await stack.stopExtraWorkers();
   }
@@ -202,7 +256,15 @@ export async function runFairnessEmbedded(ctx: Ctx, settings = FAIRNESS_SETTINGS
     env: { WORKER_CONCURRENCY: String(settings.slots), MODEL_LATENCY_MS: String(settings.modelLatencyMs) },
   });
   try {
-    return await measureShape('embedded', `\`npm start\`, ${settings.slots} slots in its one process (PGlite, in-process queue)`, base, stack.adminToken, [`${base}/metrics`], settings, log);
+    return await measureShape(
+      'embedded',
+      `\`npm start\`, ${settings.slots} slots in its one process (PGlite, in-process queue)`,
+      base,
+      stack.adminToken,
+      [`${base}/metrics`],
+      settings,
+      log,
+    );
   } finally {
     await child.stop(10_000);
   }

@@ -53,26 +53,51 @@ export async function fillAccount(ctx: Ctx): Promise<BenchAccount> {
  * holds, so a second pass reads them again), 12,000 unknown keys, 5,000 unknown permalinks
  * (`round` makes the keys and names new ones), or as much of it as is sent before `stop()`.
  */
-export async function fillGatewayCaches(ctx: Ctx, account: BenchAccount, round = 0, stop: () => boolean = () => false): Promise<{ requests: number; caches: Record<string, number> }> {
+export async function fillGatewayCaches(
+  ctx: Ctx,
+  account: BenchAccount,
+  round = 0,
+  stop: () => boolean = () => false,
+): Promise<{ requests: number; caches: Record<string, number> }> {
   const base = ctx.stack.baseUrl;
   let requests = 0;
   const batches = Math.ceil(PROMPTS / 50);
-  await inParallel(batches, async (b) => {
-    const elements = Array.from({ length: 50 }, (_, j) => ({ id: `e${j}`, prompt: longPrompt(b * 50 + j) }));
-    const res = await fetch(`${base}/api/v1/embed/resolve`, { method: 'POST', headers: { authorization: `Bearer ${account.keys[b % account.keys.length]}`, 'content-type': 'application/json' }, body: JSON.stringify({ elements }) });
-    const body = (await res.json()) as { results?: Array<{ status: string; error?: string }> };
-    requests++;
-    const notReady = body.results?.find((r) => r.status !== 'ready');
-    if (!res.ok || notReady) throw new Error(`fill: embed batch ${b}: HTTP ${res.status} ${JSON.stringify(notReady ?? body).slice(0, 300)}`);
-  }, stop);
-  await inParallel(12_000, async () => {
-    await (await fetch(`${base}/api/v1/job/00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer sk_live_${randomBytes(30).toString('base64url').replace(/[-_]/g, 'x')}` } })).arrayBuffer();
-    requests++;
-  }, stop);
-  await inParallel(5_000, async (i) => {
-    const name = (c: string) => `${round}-${i}`.padStart(200, c);
-    await (await fetch(`${base}/api/img/${name('h')}/${name('n')}`, { redirect: 'manual' })).arrayBuffer();
-    requests++;
-  }, stop);
+  await inParallel(
+    batches,
+    async (b) => {
+      const elements = Array.from({ length: 50 }, (_, j) => ({ id: `e${j}`, prompt: longPrompt(b * 50 + j) }));
+      const res = await fetch(`${base}/api/v1/embed/resolve`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.keys[b % account.keys.length]}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ elements }),
+      });
+      const body = (await res.json()) as { results?: Array<{ status: string; error?: string }> };
+      requests++;
+      const notReady = body.results?.find((r) => r.status !== 'ready');
+      if (!res.ok || notReady) throw new Error(`fill: embed batch ${b}: HTTP ${res.status} ${JSON.stringify(notReady ?? body).slice(0, 300)}`);
+    },
+    stop,
+  );
+  await inParallel(
+    12_000,
+    async () => {
+      await (
+        await fetch(`${base}/api/v1/job/00000000-0000-4000-8000-000000000000`, {
+          headers: { authorization: `Bearer sk_live_${randomBytes(30).toString('base64url').replace(/[-_]/g, 'x')}` },
+        })
+      ).arrayBuffer();
+      requests++;
+    },
+    stop,
+  );
+  await inParallel(
+    5_000,
+    async (i) => {
+      const name = (c: string) => `${round}-${i}`.padStart(200, c);
+      await (await fetch(`${base}/api/img/${name('h')}/${name('n')}`, { redirect: 'manual' })).arrayBuffer();
+      requests++;
+    },
+    stop,
+  );
   return { requests, caches: await cacheMegabytes(base) };
 }

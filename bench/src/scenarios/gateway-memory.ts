@@ -44,7 +44,8 @@ export async function runGatewayMemory(ctx: Ctx, poll: LoadTarget): Promise<Gate
     // limit V8 grows the old generation with garbage rather than collect under this load.
     ['bundle, no heap limit (before)', { env: { NODE_OPTIONS: '' } }],
   ];
-  if (process.env.BENCH_MEMORY_TSX === '1') runners.push(['TypeScript through tsx, no heap limit (before the build)', { source: true, env: { NODE_OPTIONS: '' } }]);
+  if (process.env.BENCH_MEMORY_TSX === '1')
+    runners.push(['TypeScript through tsx, no heap limit (before the build)', { source: true, env: { NODE_OPTIONS: '' } }]);
   for (const [runner, options] of runners) {
     await stack.stopGateway();
     const child = await stack.startGateway(options);
@@ -59,7 +60,9 @@ export async function runGatewayMemory(ctx: Ctx, poll: LoadTarget): Promise<Gate
         throw new Error(`${String(error)}; the gateway is ${child.isRunning() ? 'running' : 'gone'}:\n${logTail(child, 60)}`);
       });
       fillRequests = filled.requests;
-      log(`memory: ${runner}: filled with ${filled.requests} requests: ${JSON.stringify(filled.caches)} MB; RSS ${readMemory(child.pid)?.rssMb?.toFixed(0)} MB`);
+      log(
+        `memory: ${runner}: filled with ${filled.requests} requests: ${JSON.stringify(filled.caches)} MB; RSS ${readMemory(child.pid)?.rssMb?.toFixed(0)} MB`,
+      );
       // The caches keep turning over during the measured load: new entries evict old ones.
       churn = (async () => {
         let n = 0;
@@ -75,8 +78,19 @@ export async function runGatewayMemory(ctx: Ctx, poll: LoadTarget): Promise<Gate
     if (!survived) log(`memory: ${runner}: THE GATEWAY EXITED:\n${logTail(child, 60)}`);
     const afterPoll = survived ? await memorySplit(stack.baseUrl, child.pid) : undefined;
     const caches = survived && options.fill ? await cacheMegabytes(stack.baseUrl) : undefined;
-    rows.push({ runner, idleRssMb: idleRssMb && Math.round(idleRssMb), poll: m, vmHwmMb: afterPoll?.vmHwmMb && Math.round(afterPoll.vmHwmMb), afterPoll, caches, fillRequests, survived });
-    log(`memory: ${runner}: idle RSS ${idleRssMb?.toFixed(0)} MB, under poll peak ${m.peakRssMb} MB, ${m.load.okRps} req/s, ${m.serverCpuUsPerReq} µs CPU/req; ${afterPoll ? `after: ${splitText(afterPoll)}` : 'THE GATEWAY EXITED'}${caches ? `; caches ${JSON.stringify(caches)} MB` : ''}`);
+    rows.push({
+      runner,
+      idleRssMb: idleRssMb && Math.round(idleRssMb),
+      poll: m,
+      vmHwmMb: afterPoll?.vmHwmMb && Math.round(afterPoll.vmHwmMb),
+      afterPoll,
+      caches,
+      fillRequests,
+      survived,
+    });
+    log(
+      `memory: ${runner}: idle RSS ${idleRssMb?.toFixed(0)} MB, under poll peak ${m.peakRssMb} MB, ${m.load.okRps} req/s, ${m.serverCpuUsPerReq} µs CPU/req; ${afterPoll ? `after: ${splitText(afterPoll)}` : 'THE GATEWAY EXITED'}${caches ? `; caches ${JSON.stringify(caches)} MB` : ''}`,
+    );
   }
   await stack.stopGateway();
   await stack.startGateway();

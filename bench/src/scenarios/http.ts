@@ -83,7 +83,9 @@ async function sample(target: LoadTarget) {
     status: res.status,
     bodyBytes: Buffer.byteLength(text),
     text,
-    rateLimit: res.headers.has('x-ratelimit-limit') ? { limit: res.headers.get('x-ratelimit-limit'), remaining: res.headers.get('x-ratelimit-remaining') } : undefined,
+    rateLimit: res.headers.has('x-ratelimit-limit')
+      ? { limit: res.headers.get('x-ratelimit-limit'), remaining: res.headers.get('x-ratelimit-remaining') }
+      : undefined,
   };
 }
 
@@ -130,21 +132,44 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
   const pollJob = (await api.generateAll(pollAcc.keys[0], [{ prompt: 'bench poll target: a small red boat', width: 256, height: 256, format: 'png' }]))[0];
   const renderPrompt = 'a lighthouse on a cliff at sunset';
   const renderJob = (await api.generateAll(renderAcc.keys[0], [{ prompt: renderPrompt }]))[0]; // default 1024x1024 webp, as render asks
-  const permImages = await api.generateAll(permAcc.keys[0], ['a quiet harbour at dawn', 'a quiet harbour at noon', 'a quiet harbour at dusk'].map((prompt) => ({ prompt, width: 256, height: 256, format: 'png' as const })));
+  const permImages = await api.generateAll(
+    permAcc.keys[0],
+    ['a quiet harbour at dawn', 'a quiet harbour at noon', 'a quiet harbour at dusk'].map((prompt) => ({
+      prompt,
+      width: 256,
+      height: 256,
+      format: 'png' as const,
+    })),
+  );
   await operator.createPermalink(permAcc.handle, 'hero', [permImages[0].imageId!]);
-  await operator.createPermalink(permAcc.handle, 'carousel', permImages.map((j) => j.imageId!));
+  await operator.createPermalink(
+    permAcc.handle,
+    'carousel',
+    permImages.map((j) => j.imageId!),
+  );
   const embedPrompts = EMBED_PROMPTS;
-  await api.generateAll(embedAcc.keys[0], embedPrompts.map((prompt) => ({ prompt, width: 256, height: 256, format: 'png' as const })));
+  await api.generateAll(
+    embedAcc.keys[0],
+    embedPrompts.map((prompt) => ({ prompt, width: 256, height: 256, format: 'png' as const })),
+  );
   log('http: data ready; stopping the worker so the gateway is measured alone');
   await stack.stopWorker();
 
   const bearer = (acc: BenchAccount) => (i: number) => ({ headers: { authorization: `Bearer ${acc.keys[i % acc.keys.length]}` } });
   const poll: LoadTarget = { base, request: { method: 'GET', path: `/api/v1/job/${pollJob.jobId}`, headers: { authorization: `Bearer ${pollAcc.keys[0]}` } } };
   const renderPath = (key: string) => `/api/v1/render?prompt=${encodeURIComponent(renderPrompt)}&key=${key}`;
-  const render: LoadTarget = { base, request: { method: 'GET', path: renderPath(renderAcc.keys[0]) }, vary: (i) => ({ path: renderPath(renderAcc.keys[i % renderAcc.keys.length]) }) };
+  const render: LoadTarget = {
+    base,
+    request: { method: 'GET', path: renderPath(renderAcc.keys[0]) },
+    vary: (i) => ({ path: renderPath(renderAcc.keys[i % renderAcc.keys.length]) }),
+  };
   const renderOneKey: LoadTarget = { base, request: { method: 'GET', path: renderPath(renderAcc.keys[0]) } };
   const embedBody = embedBodyOf(embedPrompts);
-  const embed: LoadTarget = { base, request: { method: 'POST', path: '/api/v1/embed/resolve', headers: { 'content-type': 'application/json' }, body: embedBody }, vary: bearer(embedAcc) };
+  const embed: LoadTarget = {
+    base,
+    request: { method: 'POST', path: '/api/v1/embed/resolve', headers: { 'content-type': 'application/json' }, body: embedBody },
+    vary: bearer(embedAcc),
+  };
   const runTag = Date.now().toString(36);
   // Every request of every run (warm-up, measured, fixed-rate, counting, profile) gets a prompt
   // never seen before: the counter lives here, not in the load generator.
@@ -158,9 +183,24 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
     }),
   };
 
-  const allScenarios: Array<{ id: string; title: string; request: string; target: LoadTarget; targetRatio?: number; elementsPerRequest?: number; durationS?: number; note?: string }> = [
+  const allScenarios: Array<{
+    id: string;
+    title: string;
+    request: string;
+    target: LoadTarget;
+    targetRatio?: number;
+    elementsPerRequest?: number;
+    durationS?: number;
+    note?: string;
+  }> = [
     { id: 'poll', title: 'Poll a completed job', request: 'GET /api/v1/job/:id (Bearer)', target: poll, targetRatio: 0.6 },
-    { id: 'permalink', title: 'Permalink redirect (1 image)', request: 'GET /api/img/{handle}/hero', target: { base, request: { method: 'GET', path: `/api/img/${permAcc.handle}/hero` } }, targetRatio: 0.6 },
+    {
+      id: 'permalink',
+      title: 'Permalink redirect (1 image)',
+      request: 'GET /api/img/{handle}/hero',
+      target: { base, request: { method: 'GET', path: `/api/img/${permAcc.handle}/hero` } },
+      targetRatio: 0.6,
+    },
     {
       id: 'permalink-rotating',
       title: 'Permalink redirect (3 images, round robin)',
@@ -177,7 +217,14 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
       durationS: Math.min(5, config.durationS),
       note: 'no target; shows the per-key rate limit (enterprise 600/min) answering 429',
     },
-    { id: 'embed', title: 'Embed resolve, 50 cached elements', request: 'POST /api/v1/embed/resolve (50 elements, 200 keys)', target: embed, targetRatio: 0.2, elementsPerRequest: 50 },
+    {
+      id: 'embed',
+      title: 'Embed resolve, 50 cached elements',
+      request: 'POST /api/v1/embed/resolve (50 elements, 200 keys)',
+      target: embed,
+      targetRatio: 0.2,
+      elementsPerRequest: 50,
+    },
     { id: 'generate', title: 'Enqueue a fresh generation', request: 'POST /api/v1/generate, distinct prompts (96 keys)', target: generate, targetRatio: 0.3 },
   ];
   const scenarios = allScenarios.filter((s) => !config.scenarios || config.scenarios.has(s.id));
@@ -219,7 +266,9 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
       const pair = await floorFor(first.bodyBytes, s.target);
       log(`http: ${s.id} (sample ${first.status}, ${first.bodyBytes} B)`);
       await runAutocannon(s.target, { connections: c, durationS: config.warmupS }).done;
-      const { result: m, eventLoop } = await withEventLoopDelay(base, () => measure(() => runAutocannon(s.target, { connections: c, durationS: s.durationS ?? config.durationS }), probes()));
+      const { result: m, eventLoop } = await withEventLoopDelay(base, () =>
+        measure(() => runAutocannon(s.target, { connections: c, durationS: s.durationS ?? config.durationS }), probes()),
+      );
       if (s.id === 'poll') {
         peakRssUnderPollMb = m.peakRssMb;
         gatewayMemory = await memorySplit(base, stack.gateway!.pid);
@@ -253,10 +302,18 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
         const paced = await measure(() => runPaced(s.target, { rate, durationS: config.durationS }), probes());
         const autocannonRate = await measure(() => runAutocannon(s.target, { connections: c, durationS: config.durationS, rate }), probes());
         // The same paced load on the Express floor: the latency tail this machine adds by itself.
-        const floorTarget: LoadTarget = { base: expressFloor.base, request: { ...s.target.request, headers: { ...s.target.request.headers, [FLOOR_SIZE_HEADER]: String(pair.bodyBytes) } }, vary: s.target.vary };
-        const expressFloorPaced = await measure(() => runPaced(floorTarget, { rate, durationS: Math.min(6, config.durationS) }), { serverPid: expressFloor.child.pid });
+        const floorTarget: LoadTarget = {
+          base: expressFloor.base,
+          request: { ...s.target.request, headers: { ...s.target.request.headers, [FLOOR_SIZE_HEADER]: String(pair.bodyBytes) } },
+          vary: s.target.vary,
+        };
+        const expressFloorPaced = await measure(() => runPaced(floorTarget, { rate, durationS: Math.min(6, config.durationS) }), {
+          serverPid: expressFloor.child.pid,
+        });
         fixedRate.push({ id: s.id, title: `${s.title} at ${rate} req/s`, rate, p99TargetMs, paced, autocannonRate, expressFloorPaced });
-        log(`http:   paced p50 ${paced.load.latencyMs.p50} p99 ${paced.load.latencyMs.p99} ms; autocannon-rate p50 ${autocannonRate.load.latencyMs.p50} p99 ${autocannonRate.load.latencyMs.p99} ms; Express floor paced p99 ${expressFloorPaced.load.latencyMs.p99} ms`);
+        log(
+          `http:   paced p50 ${paced.load.latencyMs.p50} p99 ${paced.load.latencyMs.p99} ms; autocannon-rate p50 ${autocannonRate.load.latencyMs.p50} p99 ${autocannonRate.load.latencyMs.p99} ms; Express floor paced p99 ${expressFloorPaced.load.latencyMs.p99} ms`,
+        );
       }
       if (s.id === 'generate') {
         // The enqueued jobs would keep a worker busy for minutes: drop the queue (worker is stopped),
@@ -281,10 +338,14 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
     // The warm-up touches every key once, so the gateway's key cache is as warm as under load.
     const keys = { render: renderAcc.keys.length, embed: embedAcc.keys.length, generate: genAcc.keys.length }[s.id] ?? 1;
     result.wire = await countWire(ctx.counting, s.target, { requests: s.id === 'embed' ? 40 : 100, offset: 50_000_000, warmup: keys + 10 });
-    log(`http:   ${s.id}: pg ${result.wire.pgRoundTripsPerReq} round trips/req, redis ${result.wire.redisCommandsPerReq} commands/req (${result.wire.redisWritesPerReq} writes)`);
+    log(
+      `http:   ${s.id}: pg ${result.wire.pgRoundTripsPerReq} round trips/req, redis ${result.wire.redisCommandsPerReq} commands/req (${result.wire.redisWritesPerReq} writes)`,
+    );
     if (s.id === 'generate') {
       result.wireUnderLoad = await countWire(ctx.counting, s.target, { requests: 500, offset: 60_000_000, warmup: 0, inFlight: c });
-      log(`http:   ${s.id}, ${c} in flight: pg ${result.wireUnderLoad.pgRoundTripsPerReq} round trips/req, redis ${result.wireUnderLoad.redisCommandsPerReq} commands/req (${result.wireUnderLoad.redisWritesPerReq} writes)`);
+      log(
+        `http:   ${s.id}, ${c} in flight: pg ${result.wireUnderLoad.pgRoundTripsPerReq} round trips/req, redis ${result.wireUnderLoad.redisCommandsPerReq} commands/req (${result.wireUnderLoad.redisWritesPerReq} writes)`,
+      );
     }
   }
   await sleep(1500);
@@ -294,7 +355,12 @@ export async function runHttpPhase(ctx: Ctx): Promise<HttpPhaseResult> {
     connections: c,
     scenarios: results,
     fixedRate,
-    gateway: { peakRssUnderPollMb, vmHwmAfterPhaseMb: readMemory(stack.gateway!.pid)?.hwmMb, warnLines: logLevels(stack.gateway!), memoryAfterPoll: gatewayMemory },
+    gateway: {
+      peakRssUnderPollMb,
+      vmHwmAfterPhaseMb: readMemory(stack.gateway!.pid)?.hwmMb,
+      warnLines: logLevels(stack.gateway!),
+      memoryAfterPoll: gatewayMemory,
+    },
     setup: { pollJob: pollJob.jobId, renderImage: renderJob.imageId, permalinkImages: permImages.length, embedElements: embedPrompts.length },
     dbInputs: {
       permalink: { handle: permAcc.handle, name: 'hero' },

@@ -66,7 +66,12 @@ async function explain(ctx: Ctx, prompt: string) {
   const embedder = createEmbeddedEmbedder();
   const normalizedPrompt = normalizePrompt(prompt);
   const [vector] = await embedder.embed([normalizedPrompt]);
-  const query = nearestLibraryImageSql({ normalizedPrompt, style: null, joinedBefore: new Date(Date.now() - 30 * 86400_000), meaning: { space: embedder.space, vector } });
+  const query = nearestLibraryImageSql({
+    normalizedPrompt,
+    style: null,
+    joinedBefore: new Date(Date.now() - 30 * 86400_000),
+    meaning: { space: embedder.space, vector },
+  });
   const { rows } = await ctx.stack.sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, FORMAT TEXT) ${query.text}`, query.values as unknown[]);
   const text = rows.map((r) => r['QUERY PLAN']).join('\n');
   return {
@@ -103,7 +108,9 @@ export async function runInstantPhase(ctx: Ctx, acc: BenchAccount, libraryAccoun
     const e = await explain(ctx, QUERIES[0]);
     const wire = ctx.counting ? await countWire(ctx.counting, target, { requests: 45, offset: 0, warmup: 5 }) : undefined;
     points.push({ libraryImages: size, measurement: m, explainMs: e, statusCounts: m.load.statusCounts, wire });
-    log(`instant:   ${m.load.okRps} req/s, p50 ${m.load.latencyMs.p50} ms, p99 ${m.load.latencyMs.p99} ms, statuses ${JSON.stringify(m.load.statusCounts)}; EXPLAIN execution ${e.execution} ms`);
+    log(
+      `instant:   ${m.load.okRps} req/s, p50 ${m.load.latencyMs.p50} ms, p99 ${m.load.latencyMs.p99} ms, statuses ${JSON.stringify(m.load.statusCounts)}; EXPLAIN execution ${e.execution} ms`,
+    );
   }
   return {
     connections,

@@ -25,7 +25,26 @@ const THINGS = (
   'tree oak pine palm cactus rose tulip sunflower mushroom waterfall volcano glacier island canyon ' +
   'mountain hill river lake pond meadow forest jungle desert beach cliff cave reef garden orchard vineyard'
 ).split(' ');
-const ACTIONS = ['', '', '', 'sleeping', 'running', 'dancing', 'reading', 'singing', 'waiting', 'resting', 'flying', 'swimming', 'climbing', 'playing', 'hiding', 'glowing', 'burning', 'floating'];
+const ACTIONS = [
+  '',
+  '',
+  '',
+  'sleeping',
+  'running',
+  'dancing',
+  'reading',
+  'singing',
+  'waiting',
+  'resting',
+  'flying',
+  'swimming',
+  'climbing',
+  'playing',
+  'hiding',
+  'glowing',
+  'burning',
+  'floating',
+];
 const SETTINGS = (
   'in a snowy forest|on a rocky coast|in a busy city street|in a quiet village|on a mountain top|in a desert|' +
   'by a frozen lake|in a sunflower field|in a rainforest|on a sandy beach|in a foggy harbour|under the sea|' +

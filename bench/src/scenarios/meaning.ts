@@ -99,14 +99,27 @@ async function measureScale(name: string, db: Database, log: (line: string) => v
       const t0 = process.hrtime.bigint();
       const rows = await library.candidates(q);
       times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      if (rows.some((r) => (r.cosine ?? 0) >= embedder.calibration.floor + 0.3 * (embedder.calibration.ceiling - embedder.calibration.floor) || r.trigram >= 0.3)) answered++;
+      if (
+        rows.some((r) => (r.cosine ?? 0) >= embedder.calibration.floor + 0.3 * (embedder.calibration.ceiling - embedder.calibration.floor) || r.trigram >= 0.3)
+      )
+        answered++;
     }
     times.sort((a, b) => a - b);
     const planRows = await db.prisma.$queryRaw<Array<{ 'QUERY PLAN': string }>>(Prisma.sql`EXPLAIN (ANALYZE, COSTS OFF) ${nearestLibraryImageSql(queries[0])}`);
     const plan = planRows.map((r) => r['QUERY PLAN']).join('\n');
-    const point = { libraryImages: size, indexSeconds, queries: queries.length, p50Ms: round(percentile(times, 0.5)), p95Ms: round(percentile(times, 0.95)), answered, plan };
+    const point = {
+      libraryImages: size,
+      indexSeconds,
+      queries: queries.length,
+      p50Ms: round(percentile(times, 0.5)),
+      p95Ms: round(percentile(times, 0.95)),
+      answered,
+      plan,
+    };
     points.push(point);
-    log(`meaning: ${name} ${size} images: p50 ${point.p50Ms} ms, p95 ${point.p95Ms} ms, ${answered}/${queries.length} answered; indexing took ${indexSeconds.toFixed(1)} s`);
+    log(
+      `meaning: ${name} ${size} images: p50 ${point.p50Ms} ms, p95 ${point.p95Ms} ms, ${answered}/${queries.length} answered; indexing took ${indexSeconds.toFixed(1)} s`,
+    );
   }
   return { database: name, points, p50Growth: round(points[1].p50Ms / points[0].p50Ms) };
 }
@@ -121,8 +134,11 @@ export async function runMeaningPhase(log: (line: string) => void): Promise<Mean
       for (const embedder of adapters()) {
         const result = await evaluateInstantMatching(db, embedder, 0.3);
         evaluation.push(result);
-        log(`meaning: ${result.adapter}: recall@1 ${result.recallAt1} on ${result.paraphrases} paraphrases, ${result.falseMatchRate} of ${result.unrelated} unrelated queries answered`);
-        for (const [split, f] of Object.entries(result.bySplit)) log(`meaning: ${result.adapter}, ${split}: recall@1 ${f.recallAt1} on ${f.paraphrases}, ${f.falseMatchRate} of ${f.unrelated} unrelated answered`);
+        log(
+          `meaning: ${result.adapter}: recall@1 ${result.recallAt1} on ${result.paraphrases} paraphrases, ${result.falseMatchRate} of ${result.unrelated} unrelated queries answered`,
+        );
+        for (const [split, f] of Object.entries(result.bySplit))
+          log(`meaning: ${result.adapter}, ${split}: recall@1 ${f.recallAt1} on ${f.paraphrases}, ${f.falseMatchRate} of ${f.unrelated} unrelated answered`);
         if (embedder) {
           // The tuning subjects alone: the library the matcher was tuned on, comparable with earlier runs.
           // The tuning subjects alone: the library the matcher was tuned on, comparable with earlier runs;
@@ -130,7 +146,9 @@ export async function runMeaningPhase(log: (line: string) => void): Promise<Mean
           for (const split of ['tuning', 'held-out'] as const) {
             const alone = await evaluateInstantMatching(db, embedder, 0.3, [split]);
             evaluation.push(alone);
-            log(`meaning: ${alone.adapter}, ${split} subjects alone (${alone.subjects}): recall@1 ${alone.recallAt1}, ${alone.falseMatchRate} of ${alone.unrelated} unrelated answered`);
+            log(
+              `meaning: ${alone.adapter}, ${split} subjects alone (${alone.subjects}): recall@1 ${alone.recallAt1}, ${alone.falseMatchRate} of ${alone.unrelated} unrelated answered`,
+            );
           }
         }
       }

@@ -88,7 +88,11 @@ export async function runOverhead(ctx: Ctx, acc: BenchAccount, jobs = 30): Promi
   const size = { width: 256, height: 256, format: 'png' as const };
   const pollEveryMs = 1;
   log('pipeline: warming up the pipeline');
-  await ctx.api.generateAll(key, [0, 1, 2].map((i) => ({ prompt: `pipeline warmup ${i}`, ...size })), 1);
+  await ctx.api.generateAll(
+    key,
+    [0, 1, 2].map((i) => ({ prompt: `pipeline warmup ${i}`, ...size })),
+    1,
+  );
 
   const rows: Array<{ prompt: string; total: number; post: number; t0: number; observed: number; jobId: string }> = [];
   for (let i = 0; i < jobs; i++) {
@@ -159,7 +163,11 @@ export async function runThroughput(ctx: Ctx, acc: BenchAccount, o = { concurren
   const cpu0 = readCpuMs(worker.pid);
   const t0 = Date.now();
   const rss = sampleRss(worker.pid, 500);
-  const ids = await postMany(ctx, acc, Array.from({ length: jobs }, (_, i) => ({ prompt: `throughput ${tag} ${i}: a lantern in the snow`, width: 256, height: 256, format: 'png' })));
+  const ids = await postMany(
+    ctx,
+    acc,
+    Array.from({ length: jobs }, (_, i) => ({ prompt: `throughput ${tag} ${i}: a lantern in the snow`, width: 256, height: 256, format: 'png' })),
+  );
   const idSet = new Set(ids);
   const deadline = Date.now() + (jobs / (o.concurrency / (o.modelLatencyMs / 1000))) * 1000 * 2 + 30_000;
   let times: number[] = [];
@@ -194,7 +202,9 @@ export async function runThroughput(ctx: Ctx, acc: BenchAccount, o = { concurren
     workerCpuPct: cpuPct,
     workerPeakRssMb: Math.round(peak),
   };
-  log(`worker: ${result.completed}/${jobs} completed, sustained ${result.sustainedJobsPerS} jobs/s over ${result.windowS} s (ideal ${result.idealJobsPerS}), worker CPU ${cpuPct}%`);
+  log(
+    `worker: ${result.completed}/${jobs} completed, sustained ${result.sustainedJobsPerS} jobs/s over ${result.windowS} s (ideal ${result.idealJobsPerS}), worker CPU ${cpuPct}%`,
+  );
   return result;
 }
 
@@ -206,7 +216,12 @@ export async function runWorkerMemory(ctx: Ctx, acc: BenchAccount, o = { concurr
   const t0 = Date.now();
   const rss = sampleRss(worker.pid, 100);
   const tag = Date.now().toString(36);
-  const ids = await postMany(ctx, acc, Array.from({ length: o.jobs }, (_, i) => ({ prompt: `big ${tag} ${i}: a detailed map of an old harbour town`, width: 2048, height: 2048, format: 'png' })), o.jobs);
+  const ids = await postMany(
+    ctx,
+    acc,
+    Array.from({ length: o.jobs }, (_, i) => ({ prompt: `big ${tag} ${i}: a detailed map of an old harbour town`, width: 2048, height: 2048, format: 'png' })),
+    o.jobs,
+  );
   const idSet = new Set(ids);
   const deadline = Date.now() + 240_000;
   while (Date.now() < deadline && (await finishTimes(ctx, idSet)).length < o.jobs) await sleep(250);

@@ -101,7 +101,10 @@ export function summarizeProfile(profile: CpuProfile, file: string, window?: { f
       idle += us;
       continue;
     }
-    const short = url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '').replace(/^.*node_modules\//, '');
+    const short = url
+      .replace(/^file:\/\//, '')
+      .replace(`${ROOT}/`, '')
+      .replace(/^.*node_modules\//, '');
     const where = url ? `${short}:${lineNumber + 1}` : '';
     const key = `${fn}|${where}`;
     const row = rows.get(key) ?? { fn, where, group, us: 0 };
@@ -150,7 +153,10 @@ export function summarizeProfile(profile: CpuProfile, file: string, window?: { f
       .sort((a, b) => b[1] - a[1])
       .slice(0, 20)
       .map(([k, us]) => ({ fn: k.split('|')[0], where: k.split('|')[1], pct: pct(us) })),
-    groupInclusive: [...groupIncl.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20).map(([group, us]) => ({ group, pct: pct(us) })),
+    groupInclusive: [...groupIncl.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 20)
+      .map(([group, us]) => ({ group, pct: pct(us) })),
   };
 }
 
@@ -166,7 +172,12 @@ export interface ProfilePhaseResult {
  * scenario. The profile's clock starts when the process starts, so a window is placed from the
  * wall-clock times relative to the spawn (±50 ms), and trimmed by 300 ms on each side.
  */
-export async function runProfilePhase(ctx: Ctx, targets: Array<{ id: string; target: LoadTarget }>, resultsDir: string, stamp: string): Promise<ProfilePhaseResult> {
+export async function runProfilePhase(
+  ctx: Ctx,
+  targets: Array<{ id: string; target: LoadTarget }>,
+  resultsDir: string,
+  stamp: string,
+): Promise<ProfilePhaseResult> {
   const { stack, config, log } = ctx;
   const dir = join(stack.logDir, 'cpu-prof');
   mkdirSync(dir, { recursive: true });
@@ -200,7 +211,13 @@ export async function runProfilePhase(ctx: Ctx, targets: Array<{ id: string; tar
     ...summarizeProfile(profile, relative(ROOT, kept), { fromUs: toUs(w.from) + 300_000, toUs: toUs(w.to) - 300_000 }),
     load: w.load,
   }));
-  for (const p of scenarios) log(`profile: ${p.id}: ${p.top.slice(0, 4).map((r) => `${r.fn} ${r.pct}%`).join(', ')}`);
+  for (const p of scenarios)
+    log(
+      `profile: ${p.id}: ${p.top
+        .slice(0, 4)
+        .map((r) => `${r.fn} ${r.pct}%`)
+        .join(', ')}`,
+    );
   log('profile: restarting the gateway without the profiler');
   await stack.startGateway();
   return { file: relative(ROOT, kept), note: `${seconds} s of closed-loop load per scenario at ${config.connections} connections`, scenarios };

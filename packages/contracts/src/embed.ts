@@ -22,9 +22,10 @@ export const embedElementSchema = z
     mode: z.enum(['generate', 'instant'], { error: 'Expected generate or instant' }).default('generate'),
     seed: seedSchema.optional(),
     negativePrompt: negativePromptSchema.optional(),
-    sig: text(1, 200)
-      .optional()
-      .meta({ description: "Extension: the site's signature of prompt, style and size (HMAC-SHA256 with the key's signing secret); a key in signed mode starts generations only for signed prompts" }),
+    sig: text(1, 200).optional().meta({
+      description:
+        "Extension: the site's signature of prompt, style and size (HMAC-SHA256 with the key's signing secret); a key in signed mode starts generations only for signed prompts",
+    }),
     tags: z
       .array(text(1, 100), { error: 'Expected an array of strings' })
       .max(10, { error: 'At most 10 tags' })
@@ -35,7 +36,10 @@ export const embedElementSchema = z
 
 /** Body of POST /api/v1/embed/resolve. */
 export const embedResolveBodySchema = z.object({
-  elements: z.array(embedElementSchema, { error: 'Expected an array of elements' }).min(1, { error: 'At least 1 element' }).max(50, { error: 'At most 50 elements' }),
+  elements: z
+    .array(embedElementSchema, { error: 'Expected an array of elements' })
+    .min(1, { error: 'At least 1 element' })
+    .max(50, { error: 'At most 50 elements' }),
 });
 
 export type EmbedElement = z.infer<typeof embedElementSchema>;

@@ -24,11 +24,16 @@ export const seedSchema = z
   .meta({ description: 'Extension: the seed to generate with (0 to 4294967295); part of the cache key when given. The seed used is reported on the job.' });
 
 /** Extension: what the image should not show; part of the cache key when given. */
-export const negativePromptSchema = text(1, 2000).meta({ description: 'Extension: what the image should not show (1 to 2000 characters); passed to providers that accept one; part of the cache key when given.' });
+export const negativePromptSchema = text(1, 2000).meta({
+  description: 'Extension: what the image should not show (1 to 2000 characters); passed to providers that accept one; part of the cache key when given.',
+});
 export type AgeBucket = (typeof ageBuckets)[number];
 
 /** Extension: which of the served models makes the image (docs/operating/models.md); absent: the default model. */
-export const modelIdSchema = text(1, 200).meta({ description: 'Extension: the id of one of the models this service serves (GET /v1/models); absent, the default model. Part of the cache key unless it is the default.' });
+export const modelIdSchema = text(1, 200).meta({
+  description:
+    'Extension: the id of one of the models this service serves (GET /v1/models); absent, the default model. Part of the cache key unless it is the default.',
+});
 
 /** Body of POST /api/v1/generate. Unknown fields are ignored; values are never clamped. */
 export const generateBodySchema = z.object({

@@ -126,9 +126,7 @@ export const analyticsAcceptedSchema = z
   .meta({ id: 'AnalyticsAccepted' });
 export type AnalyticsAccepted = z.infer<typeof analyticsAcceptedSchema>;
 
-export const healthSchema = z
-  .object({ status: z.literal('ok'), service: z.string(), timestamp: isoTimestamp })
-  .meta({ id: 'Health' });
+export const healthSchema = z.object({ status: z.literal('ok'), service: z.string(), timestamp: isoTimestamp }).meta({ id: 'Health' });
 export type Health = z.infer<typeof healthSchema>;
 
 /* ---------- Error bodies (spec, "Errors") ---------- */
@@ -143,7 +141,9 @@ export const invalidRequestBodySchema = z
     details: z
       .object({
         formErrors: z.array(z.string()),
-        fieldErrors: z.record(z.string(), z.array(z.string())).meta({ description: 'Messages by field name', example: { width: ['Must be a multiple of 64'] } }),
+        fieldErrors: z
+          .record(z.string(), z.array(z.string()))
+          .meta({ description: 'Messages by field name', example: { width: ['Must be a multiple of 64'] } }),
       })
       .optional()
       .meta({ description: 'Absent for "Invalid JSON"' }),
@@ -160,12 +160,19 @@ export const accountRefusedBodySchema = z
   .meta({ id: 'ForbiddenError' });
 
 export const quotaExceededBodySchema = z
-  .object({ error: z.literal(ErrorMessages.quotaExceeded), used: z.int().min(0).meta({ example: 100 }), limit: z.int().min(0).meta({ example: 100 }), resetAt: isoTimestamp })
+  .object({
+    error: z.literal(ErrorMessages.quotaExceeded),
+    used: z.int().min(0).meta({ example: 100 }),
+    limit: z.int().min(0).meta({ example: 100 }),
+    resetAt: isoTimestamp,
+  })
   .meta({ id: 'QuotaExceededError' });
 
 export const rateLimitedBodySchema = z
   .object({
-    error: z.enum([ErrorMessages.rateLimited, ErrorMessages.tooManyActiveJobs]).meta({ description: `"${ErrorMessages.tooManyActiveJobs}" when the key's cap on jobs queued or running is reached (an extension)` }),
+    error: z
+      .enum([ErrorMessages.rateLimited, ErrorMessages.tooManyActiveJobs])
+      .meta({ description: `"${ErrorMessages.tooManyActiveJobs}" when the key's cap on jobs queued or running is reached (an extension)` }),
     retryAfterMs: z.int().min(0).meta({ description: 'Back off this long before the next call', example: 42000 }),
   })
   .meta({ id: 'RateLimitError' });

@@ -30,6 +30,6 @@ export const webhookUrlSchema = z
     format: 'uri',
     maxLength: 2000,
     description:
-      'Extension: an https URL (http only for localhost) that receives the job as JSON when it completes or fails, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the account\'s webhook secret; retried for up to a day.',
+      "Extension: an https URL (http only for localhost) that receives the job as JSON when it completes or fails, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) with the account's webhook secret; retried for up to a day.",
     example: 'https://example.com/hooks/promptpix',
   });

@@ -14,7 +14,9 @@ const newRedis = () => {
   redisClients.push(r);
   return r;
 };
-afterAll(() => redisClients.forEach((r) => r.disconnect()));
+afterAll(() => {
+  for (const r of redisClients) r.disconnect();
+});
 
 const limiters: Array<[string, () => RateLimiter]> = [
   ['memory', () => createMemoryRateLimiter()],
@@ -119,7 +121,7 @@ describe.each(idempotencyStores)('idempotency store contract (%s)', (_name, make
     expect(await store.begin('acct:k2', 'fp-b', 60)).toEqual({ kind: 'started' });
   });
 
-  it('abandon frees a claim so a retry runs again, but never drops a finished response or another body\'s claim', async () => {
+  it("abandon frees a claim so a retry runs again, but never drops a finished response or another body's claim", async () => {
     const store = make();
     await store.begin('acct:a', 'fp-a', 60);
     await store.abandon('acct:a', 'fp-other');

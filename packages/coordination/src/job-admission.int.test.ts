@@ -6,21 +6,33 @@ import { createMemoryActiveJobs, createRedisActiveJobs } from './active-jobs';
 import { createComposedJobAdmission, createRedisJobAdmission } from './job-admission';
 
 const redisClients: Redis[] = [];
-afterAll(() => redisClients.forEach((r) => r.disconnect()));
+afterAll(() => {
+  for (const r of redisClients) r.disconnect();
+});
 
 /** An admission and the ports a worker releases through, on the same store. */
 const shapes: Array<[string, () => { admission: JobAdmission; jobStore: JobStore; activeJobs: ReturnType<typeof createMemoryActiveJobs> }]> = [
-  ['embedded', () => {
-    const jobStore = createMemoryJobStore({});
-    const activeJobs = createMemoryActiveJobs();
-    return { admission: createComposedJobAdmission({ activeJobs, jobStore }), jobStore, activeJobs };
-  }],
-  ['redis', () => {
-    const redis = new Redis(TEST_REDIS_URL);
-    redisClients.push(redis);
-    const prefix = testRedisPrefix();
-    return { admission: createRedisJobAdmission({ redis, prefix }), jobStore: createRedisJobStore({ redis, prefix }), activeJobs: createRedisActiveJobs({ redis, prefix }) };
-  }],
+  [
+    'embedded',
+    () => {
+      const jobStore = createMemoryJobStore({});
+      const activeJobs = createMemoryActiveJobs();
+      return { admission: createComposedJobAdmission({ activeJobs, jobStore }), jobStore, activeJobs };
+    },
+  ],
+  [
+    'redis',
+    () => {
+      const redis = new Redis(TEST_REDIS_URL);
+      redisClients.push(redis);
+      const prefix = testRedisPrefix();
+      return {
+        admission: createRedisJobAdmission({ redis, prefix }),
+        jobStore: createRedisJobStore({ redis, prefix }),
+        activeJobs: createRedisActiveJobs({ redis, prefix }),
+      };
+    },
+  ],
 ];
 
 const job = (jobId: string, extra: Partial<JobRecord> = {}): JobRecord => ({

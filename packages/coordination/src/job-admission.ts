@@ -28,7 +28,15 @@ export function createRedisJobAdmission(options: { redis: Redis; prefix: string 
   return {
     async open({ job, ttlSeconds, nowMs, cap }) {
       const activeKey = cap ? redisActiveJobsKey(options.prefix, cap.bucket) : redisActiveJobsKey(options.prefix, '');
-      const [opened] = await redis.promptpixOpenJob(activeKey, redisJobKey(options.prefix, job.jobId), nowMs, ttlSeconds * 1000, cap ? cap.limit : -1, job.jobId, ...encodeJobFields(job));
+      const [opened] = await redis.promptpixOpenJob(
+        activeKey,
+        redisJobKey(options.prefix, job.jobId),
+        nowMs,
+        ttlSeconds * 1000,
+        cap ? cap.limit : -1,
+        job.jobId,
+        ...encodeJobFields(job),
+      );
       return opened === 1 ? 'opened' : 'capped';
     },
   };

@@ -9,7 +9,9 @@ const newRedis = () => {
   redisClients.push(r);
   return r;
 };
-afterAll(() => redisClients.forEach((r) => r.disconnect()));
+afterAll(() => {
+  for (const r of redisClients) r.disconnect();
+});
 
 /** Two handles on one store: two worker processes in production (two Redis clients), the one process embedded. */
 const stores: Array<[string, () => [PermitStore, PermitStore]]> = [
@@ -72,9 +74,21 @@ describe.each(stores)('permit store contract (%s)', (_name, make) => {
 describe.each(stores)('backend bulkhead over the %s permit store', (_name, make) => {
   const limits = (backend: string) => (backend === 'gpu' ? { maxInFlightPerWorker: 2, maxInFlight: 3 } : { maxInFlightPerWorker: 1, maxInFlight: null });
   const bulkheads: Array<{ close(): void }> = [];
-  afterEach(() => bulkheads.splice(0).forEach((b) => b.close()));
+  afterEach(() => {
+    for (const b of bulkheads.splice(0)) b.close();
+  });
   const bulkhead = (store: PermitStore, options: { leaseMs?: number; onStoreError?: (e: unknown) => void } = {}) => {
-    const b = createBackendBulkhead({ limits, store, now: Date.now, onStoreError: options.onStoreError ?? ((e) => { throw e; }), leaseMs: options.leaseMs });
+    const b = createBackendBulkhead({
+      limits,
+      store,
+      now: Date.now,
+      onStoreError:
+        options.onStoreError ??
+        ((e) => {
+          throw e;
+        }),
+      leaseMs: options.leaseMs,
+    });
     bulkheads.push(b);
     return b;
   };
@@ -95,10 +109,15 @@ describe.each(stores)('backend bulkhead over the %s permit store', (_name, make)
     a1!.release();
     a1!.release();
     expect(workerA.inFlight()).toEqual({ gpu: 1, hosted: 1 });
-    await until(async () => workerB.acquire('gpu'), (p) => p !== null, 'the released permit to be free across workers', 5000);
+    await until(
+      async () => workerB.acquire('gpu'),
+      (p) => p !== null,
+      'the released permit to be free across workers',
+      5000,
+    );
   });
 
-  it('a forced permit (the breaker\'s trial) goes past both limits', async () => {
+  it("a forced permit (the breaker's trial) goes past both limits", async () => {
     const [store] = make();
     const worker = bulkhead(store);
     for (let i = 0; i < 2; i++) expect(await worker.acquire('gpu')).not.toBeNull();
@@ -118,7 +137,12 @@ describe.each(stores)('backend bulkhead over the %s permit store', (_name, make)
     dying.close();
     const other = bulkhead(storeB, { leaseMs });
     expect(await other.acquire('gpu')).toBeNull();
-    await until(async () => other.acquire('gpu'), (p) => p !== null, "the dead worker's permit to lapse", 5000);
+    await until(
+      async () => other.acquire('gpu'),
+      (p) => p !== null,
+      "the dead worker's permit to lapse",
+      5000,
+    );
     // Well past three leases: the long calls still hold theirs.
     await new Promise((r) => setTimeout(r, 3 * leaseMs));
     expect((await storeA.held(['gpu'], Date.now()))[0]).toBe(3);
@@ -126,7 +150,7 @@ describe.each(stores)('backend bulkhead over the %s permit store', (_name, make)
 });
 
 describe('backend bulkhead, store unreachable', () => {
-  it('a store that cannot be reached lets calls through under the worker\'s own limit, and says so', async () => {
+  it("a store that cannot be reached lets calls through under the worker's own limit, and says so", async () => {
     const errors: unknown[] = [];
     const broken: PermitStore = {
       acquire: () => Promise.reject(new Error('redis down')),
@@ -134,7 +158,12 @@ describe('backend bulkhead, store unreachable', () => {
       release: () => Promise.reject(new Error('redis down')),
       held: () => Promise.reject(new Error('redis down')),
     };
-    const worker = createBackendBulkhead({ limits: () => ({ maxInFlightPerWorker: 2, maxInFlight: 3 }), store: broken, now: Date.now, onStoreError: (e) => errors.push(e) });
+    const worker = createBackendBulkhead({
+      limits: () => ({ maxInFlightPerWorker: 2, maxInFlight: 3 }),
+      store: broken,
+      now: Date.now,
+      onStoreError: (e) => errors.push(e),
+    });
     const permits = [await worker.acquire('gpu'), await worker.acquire('gpu'), await worker.acquire('gpu')];
     expect(permits.map((p) => p !== null)).toEqual([true, true, false]);
     worker.close();

@@ -19,7 +19,9 @@ local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 return {0, 0, tonumber(oldest[2]) + window - now}
 `;
 
-type WithSlidingWindow = Redis & { promptpixSlidingWindow(key: string, now: number, window: number, limit: number, member: string): Promise<[number, number, number]> };
+type WithSlidingWindow = Redis & {
+  promptpixSlidingWindow(key: string, now: number, window: number, limit: number, member: string): Promise<[number, number, number]>;
+};
 
 export function createRedisRateLimiter(options: { redis: Redis; prefix: string }): RateLimiter {
   if (!('promptpixSlidingWindow' in options.redis)) options.redis.defineCommand('promptpixSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW });

@@ -12,11 +12,11 @@ describe('api keys', () => {
   });
 
   it.each([
-    ['sk_live_' + 'a'.repeat(40), 'secret'],
-    ['pk_live_' + 'B'.repeat(40), 'publishable'],
-    ['sk_test_' + 'a'.repeat(40), null],
+    [`sk_live_${'a'.repeat(40)}`, 'secret'],
+    [`pk_live_${'B'.repeat(40)}`, 'publishable'],
+    [`sk_test_${'a'.repeat(40)}`, null],
     ['sk_live_short', null],
-    ['sk_live_' + 'a'.repeat(39) + '!', null],
+    [`sk_live_${'a'.repeat(39)}!`, null],
     ['', null],
   ])('keyKindOf(%s) = %s', (key, kind) => expect(keyKindOf(key)).toBe(kind));
 

@@ -2,7 +2,11 @@ import { chooseCharacterReference, type CharacterLook } from './characters';
 
 // watercolor → painterly, cinematic → photographic (presets); "own-unmapped" has no family.
 const familyOfStyle = (s: string) => ({ watercolor: 'painterly', cinematic: 'photographic', cartoon: 'illustration' })[s as 'watercolor'];
-const look = (behavior: 'match' | 'lock', lockedStyle: string | null = null, lockedFamily: string | null = null): CharacterLook => ({ behavior, lockedStyle, lockedFamily });
+const look = (behavior: 'match' | 'lock', lockedStyle: string | null = null, lockedFamily: string | null = null): CharacterLook => ({
+  behavior,
+  lockedStyle,
+  lockedFamily,
+});
 
 describe('chooseCharacterReference: every combination', () => {
   it.each([

@@ -31,7 +31,7 @@ export function domainMatches(entry: string, host: string): boolean {
   const normalized = normalizeDomainEntry(entry);
   if (normalized.startsWith('*.')) {
     const base = normalized.slice(2);
-    return host === base || host.endsWith('.' + base);
+    return host === base || host.endsWith(`.${base}`);
   }
   return host === normalized;
 }

@@ -3,7 +3,12 @@ import { createGroupCommit } from './group-commit';
 /** A scheduler the test drives: each `send()` runs the batch opened since the last one. */
 const manual = () => {
   const pending: Array<() => void> = [];
-  return { schedule: (send: () => void) => void pending.push(send), send: () => pending.splice(0).forEach((s) => s()) };
+  return {
+    schedule: (send: () => void) => void pending.push(send),
+    send: () => {
+      for (const s of pending.splice(0)) s();
+    },
+  };
 };
 
 class Refused extends Error {}
@@ -15,7 +20,10 @@ describe('group commit', () => {
     const call = createGroupCommit<number, number>({
       maxItems: 10,
       schedule: tick.schedule,
-      run: async (items) => (batches.push(items), items.map((i) => i * 10)),
+      run: async (items) => {
+        batches.push(items);
+        return items.map((i) => i * 10);
+      },
     });
     const answers = Promise.all([call(1), call(2), call(3)]);
     tick.send();
@@ -29,7 +37,14 @@ describe('group commit', () => {
   it('splits a turn with more calls than maxItems into several batches', async () => {
     const tick = manual();
     const batches: number[][] = [];
-    const call = createGroupCommit<number, number>({ maxItems: 2, schedule: tick.schedule, run: async (items) => (batches.push(items), items) });
+    const call = createGroupCommit<number, number>({
+      maxItems: 2,
+      schedule: tick.schedule,
+      run: async (items) => {
+        batches.push(items);
+        return items;
+      },
+    });
     const answers = Promise.all([1, 2, 3, 4, 5].map(call));
     tick.send();
     expect(await answers).toEqual([1, 2, 3, 4, 5]);
@@ -38,7 +53,11 @@ describe('group commit', () => {
 
   it('an Error in one slot fails only its caller', async () => {
     const tick = manual();
-    const call = createGroupCommit<number, number>({ maxItems: 10, schedule: tick.schedule, run: async (items) => items.map((i) => (i === 2 ? new Error('bad item 2') : i)) });
+    const call = createGroupCommit<number, number>({
+      maxItems: 10,
+      schedule: tick.schedule,
+      run: async (items) => items.map((i) => (i === 2 ? new Error('bad item 2') : i)),
+    });
     const answers = Promise.allSettled([call(1), call(2), call(3)]);
     tick.send();
     const settled = await answers;
@@ -94,7 +113,13 @@ describe('group commit', () => {
 
   it('by default batches on setImmediate: calls made through microtasks of one turn share a batch', async () => {
     const batches: number[][] = [];
-    const call = createGroupCommit<number, number>({ maxItems: 10, run: async (items) => (batches.push(items), items) });
+    const call = createGroupCommit<number, number>({
+      maxItems: 10,
+      run: async (items) => {
+        batches.push(items);
+        return items;
+      },
+    });
     const viaMicrotasks = async (n: number) => {
       for (let i = 0; i < n; i++) await Promise.resolve();
       return call(n);

@@ -21,7 +21,10 @@ export function statementsFor(claims: readonly ReservationClaim[]): number[][] {
   claims.forEach((claim, index) => {
     const terms = `${claim.periodStart.getTime()}/${claim.limit}`;
     let target = statements.find((s) => (s.terms.get(claim.accountId) ?? terms) === terms);
-    if (!target) statements.push((target = { indexes: [], terms: new Map() }));
+    if (!target) {
+      target = { indexes: [], terms: new Map() };
+      statements.push(target);
+    }
     target.indexes.push(index);
     target.terms.set(claim.accountId, terms);
   });

@@ -29,7 +29,16 @@ export interface SignedFields {
  * whitespace does not matter). Null when a field holds a line break: it could shift the lines.
  */
 export function promptSignatureMessage(f: SignedFields): string | null {
-  const lines = ['promptpix-sig-v1', normalizePrompt(f.prompt), f.style ?? '', `${f.width ?? 1024}x${f.height ?? 1024}`, f.character ?? '', f.age ?? '', f.seed === undefined ? '' : String(f.seed), f.negativePrompt === undefined ? '' : normalizePrompt(f.negativePrompt)];
+  const lines = [
+    'promptpix-sig-v1',
+    normalizePrompt(f.prompt),
+    f.style ?? '',
+    `${f.width ?? 1024}x${f.height ?? 1024}`,
+    f.character ?? '',
+    f.age ?? '',
+    f.seed === undefined ? '' : String(f.seed),
+    f.negativePrompt === undefined ? '' : normalizePrompt(f.negativePrompt),
+  ];
   return lines.some((line) => line.includes('\n')) ? null : lines.join('\n');
 }
 

@@ -3,8 +3,14 @@ import { budgetExceededMessage, budgetWindows, DAY_MS, DEFAULT_PUBLISHABLE_BUDGE
 describe('effectiveBudget', () => {
   it.each([
     [{}, DEFAULT_PUBLISHABLE_BUDGET],
-    [{ clientPerHour: 5, keyPerDay: null }, { ...DEFAULT_PUBLISHABLE_BUDGET, clientPerHour: 5 }],
-    [{ clientPerHour: 0, clientPerDay: 1, keyPerHour: 2, keyPerDay: 3 }, { clientPerHour: 0, clientPerDay: 1, keyPerHour: 2, keyPerDay: 3 }],
+    [
+      { clientPerHour: 5, keyPerDay: null },
+      { ...DEFAULT_PUBLISHABLE_BUDGET, clientPerHour: 5 },
+    ],
+    [
+      { clientPerHour: 0, clientPerDay: 1, keyPerHour: 2, keyPerDay: 3 },
+      { clientPerHour: 0, clientPerDay: 1, keyPerHour: 2, keyPerDay: 3 },
+    ],
   ])('%j → %j', (overrides, budget) => expect(effectiveBudget(DEFAULT_PUBLISHABLE_BUDGET, overrides)).toEqual(budget));
 });
 
@@ -32,7 +38,9 @@ describe('budgetWindows', () => {
   });
 
   it('keeps keys and clients apart', () => {
-    const counters = [budgetWindows('k1', 'a', budget, at), budgetWindows('k1', 'b', budget, at), budgetWindows('k2', 'a', budget, at)].map((ws) => ws.map((w) => w.counter));
+    const counters = [budgetWindows('k1', 'a', budget, at), budgetWindows('k1', 'b', budget, at), budgetWindows('k2', 'a', budget, at)].map((ws) =>
+      ws.map((w) => w.counter),
+    );
     expect(counters[0][0]).not.toBe(counters[1][0]);
     expect(counters[0][2]).toBe(counters[1][2]);
     expect(counters[0][2]).not.toBe(counters[2][2]);

@@ -31,8 +31,7 @@ export interface QuotaState {
   resetAt: Date;
 }
 
-export const monthlyLimit = (plan: PlanName, override: number | null | undefined, defaults: Record<PlanName, number>): number =>
-  override ?? defaults[plan];
+export const monthlyLimit = (plan: PlanName, override: number | null | undefined, defaults: Record<PlanName, number>): number => override ?? defaults[plan];
 
 export const quotaHeaders = (q: QuotaState): Record<string, string> => ({
   'X-Quota-Used': String(q.used),

@@ -2,12 +2,24 @@ import { redactAddresses } from './redact-addresses';
 
 describe('redactAddresses', () => {
   it.each([
-    ['a refused connection (Node)', 'Image generation failed: a1111: network error calling /sdapi/v1/txt2img: connect ECONNREFUSED 127.0.0.1:19100', 'Image generation failed: a1111: network error calling /sdapi/v1/txt2img: connect ECONNREFUSED <address>'],
+    [
+      'a refused connection (Node)',
+      'Image generation failed: a1111: network error calling /sdapi/v1/txt2img: connect ECONNREFUSED 127.0.0.1:19100',
+      'Image generation failed: a1111: network error calling /sdapi/v1/txt2img: connect ECONNREFUSED <address>',
+    ],
     ['an unknown host (getaddrinfo)', 'getaddrinfo ENOTFOUND gpu-box.internal', 'getaddrinfo ENOTFOUND <address>'],
     ['a DNS hiccup naming the host and port', 'getaddrinfo EAI_AGAIN minio:9000', 'getaddrinfo EAI_AGAIN <address>'],
-    ['a URL with credentials and a path', 'request to http://user:secret@10.0.3.7:7860/sdapi/v1/txt2img failed, reason: socket hang up', 'request to <address> failed, reason: socket hang up'],
+    [
+      'a URL with credentials and a path',
+      'request to http://user:secret@10.0.3.7:7860/sdapi/v1/txt2img failed, reason: socket hang up',
+      'request to <address> failed, reason: socket hang up',
+    ],
     ['an S3 endpoint', 'Service may not be available at https://minio.storage.svc:9000/bucket/images/a.webp', 'Service may not be available at <address>'],
-    ['the AWS SDK naming a host it cannot reach', "Inaccessible host: `minio.storage.svc' at port `9000'. This service may not be available in the `us-east-1' region.", "<address>. This service may not be available in the `us-east-1' region."],
+    [
+      'the AWS SDK naming a host it cannot reach',
+      "Inaccessible host: `minio.storage.svc' at port `9000'. This service may not be available in the `us-east-1' region.",
+      "<address>. This service may not be available in the `us-east-1' region.",
+    ],
     ['a host and port at the end of a sentence', 'socket hang up talking to gpu-box:7860.', 'socket hang up talking to <address>.'],
     ['Prisma naming the database server', "Can't reach database server at `db.internal`:`5432`", "Can't reach database server at <address>"],
     ['a host and port', 'connect ETIMEDOUT redis-master.cache:6379', 'connect ETIMEDOUT <address>'],

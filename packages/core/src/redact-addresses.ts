@@ -27,9 +27,10 @@ const PATTERNS: RegExp[] = [
 
 export function redactAddresses(text: string): string {
   let out = text;
-  for (const pattern of PATTERNS) out = out.replace(pattern, (match, ...rest) => {
-    const groups = rest.at(-1) as { code?: string } | undefined;
-    return groups?.code ? `${groups.code} ${ADDRESS}` : ADDRESS;
-  });
+  for (const pattern of PATTERNS)
+    out = out.replace(pattern, (_match, ...rest) => {
+      const groups = rest.at(-1) as { code?: string } | undefined;
+      return groups?.code ? `${groups.code} ${ADDRESS}` : ADDRESS;
+    });
   return out;
 }

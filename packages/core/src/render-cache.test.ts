@@ -68,7 +68,16 @@ describe('decideFromCache', () => {
 
 describe('cache keys', () => {
   it('normalises the prompt and keeps case', () => {
-    expect(cacheKeyOf('a', { prompt: '  A  Cat ' })).toEqual({ accountId: 'a', normalizedPrompt: 'A Cat', style: null, characterId: null, ageBucket: null, seed: null, negativePrompt: null, model: null });
+    expect(cacheKeyOf('a', { prompt: '  A  Cat ' })).toEqual({
+      accountId: 'a',
+      normalizedPrompt: 'A Cat',
+      style: null,
+      characterId: null,
+      ageBucket: null,
+      seed: null,
+      negativePrompt: null,
+      model: null,
+    });
     expect(cacheKeyOf('a', { prompt: 'cat', seed: 0, negativePrompt: ' no  dogs ' })).toMatchObject({ seed: 0, negativePrompt: 'no dogs' });
   });
   it.each([

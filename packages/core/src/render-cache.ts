@@ -42,7 +42,21 @@ export const cacheKeyString = (k: CacheKey): string =>
 /** Short stable id of a cache key plus variant, for single-flight keys. */
 export const flightKeyOf = (key: CacheKey, variant: Variant): string =>
   createHash('sha256')
-    .update(JSON.stringify([key.accountId, key.normalizedPrompt, key.style, key.characterId, key.ageBucket, key.seed, key.negativePrompt, key.model, variant.width, variant.height, variant.format]))
+    .update(
+      JSON.stringify([
+        key.accountId,
+        key.normalizedPrompt,
+        key.style,
+        key.characterId,
+        key.ageBucket,
+        key.seed,
+        key.negativePrompt,
+        key.model,
+        variant.width,
+        variant.height,
+        variant.format,
+      ]),
+    )
     .digest('base64url');
 
 export interface Variant {
@@ -68,14 +82,22 @@ export type CachedImageWithKey = CachedImage & Omit<CacheKey, 'accountId' | 'see
 
 /** The keys a stored image answers to: its own seed's, and the key with no seed given. */
 export const cacheKeysOfRow = (accountId: string, row: CachedImageWithKey): [CacheKey, CacheKey] => {
-  const base = { accountId, normalizedPrompt: row.normalizedPrompt, style: row.style, characterId: row.characterId, ageBucket: row.ageBucket, negativePrompt: row.negativePrompt, model: row.model };
-  return [{ ...base, seed: null }, { ...base, seed: row.seed }];
+  const base = {
+    accountId,
+    normalizedPrompt: row.normalizedPrompt,
+    style: row.style,
+    characterId: row.characterId,
+    ageBucket: row.ageBucket,
+    negativePrompt: row.negativePrompt,
+    model: row.model,
+  };
+  return [
+    { ...base, seed: null },
+    { ...base, seed: row.seed },
+  ];
 };
 
-export type CacheDecision<T extends CachedImage> =
-  | { kind: 'exact'; image: T }
-  | { kind: 'derive'; source: T }
-  | { kind: 'miss' };
+export type CacheDecision<T extends CachedImage> = { kind: 'exact'; image: T } | { kind: 'derive'; source: T } | { kind: 'miss' };
 
 /**
  * Sizes/formats derived free (and stored) from one original. A derivation costs the caller nothing
@@ -104,7 +126,11 @@ export function decideFromCache<T extends CachedImage>(candidates: readonly T[],
   if (originals.length === 0) return { kind: 'miss' };
   const liveOriginalIds = new Set(originals.map((o) => o.id));
   const exact = live.find(
-    (c) => c.width === wanted.width && c.height === wanted.height && c.format === wanted.format && (c.sourceImageId === null || liveOriginalIds.has(c.sourceImageId)),
+    (c) =>
+      c.width === wanted.width &&
+      c.height === wanted.height &&
+      c.format === wanted.format &&
+      (c.sourceImageId === null || liveOriginalIds.has(c.sourceImageId)),
   );
   if (exact) return { kind: 'exact', image: exact };
   const source = originals[0];

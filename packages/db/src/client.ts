@@ -30,9 +30,7 @@ export interface Database {
 }
 
 /** What migrateDatabase needs to reach an already-open Database. */
-export type DatabaseHandle =
-  | { kind: 'postgres'; url: string }
-  | { kind: 'pglite'; connection: PGliteConnection; dataDir?: string };
+export type DatabaseHandle = { kind: 'postgres'; url: string } | { kind: 'pglite'; connection: PGliteConnection; dataDir?: string };
 
 const handles = new WeakMap<Database, DatabaseHandle>();
 

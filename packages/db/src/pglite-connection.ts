@@ -199,7 +199,8 @@ export async function startPGliteThread(dataDir?: string): Promise<PGliteConnect
       provider: 'postgres',
       adapterName,
       connect: async () => adapter(),
-      connectToShadowDb: () => Promise.reject(new Error('The embedded database thread has no shadow database: diff against an in-memory PGlite (migrations/diff.ts)')),
+      connectToShadowDb: () =>
+        Promise.reject(new Error('The embedded database thread has no shadow database: diff against an in-memory PGlite (migrations/diff.ts)')),
     },
     sql: {
       query: <Row>(text: string, params: readonly unknown[]) => call<Row[]>('query', { text, params }),

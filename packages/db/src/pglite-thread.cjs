@@ -39,7 +39,15 @@ function serializeError(error) {
 /** A script's PostgreSQL error as Prisma's driver error (the adapter's own executeScript neither awaits nor maps it). */
 function scriptError(error) {
   if (!(error instanceof messages.DatabaseError)) return serializeError(error);
-  const cause = { kind: 'postgres', code: error.code, severity: error.severity ?? 'ERROR', message: error.message, detail: error.detail, column: error.column, hint: error.hint };
+  const cause = {
+    kind: 'postgres',
+    code: error.code,
+    severity: error.severity ?? 'ERROR',
+    message: error.message,
+    detail: error.detail,
+    column: error.column,
+    hint: error.hint,
+  };
   return { ...serializeError(error), name: 'DriverAdapterError', cause };
 }
 

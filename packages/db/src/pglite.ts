@@ -77,7 +77,9 @@ export function pgliteStartParams(): string[] {
 /** A new PGlite instance on this thread (in memory when dataDir is undefined); the service's own runs on a thread of its own (pglite-connection.ts). */
 export function createPGlite(dataDir?: string): Promise<PGlite> {
   const { PGlite } = pgliteModules();
-  const extensions = Object.fromEntries(Object.entries(PGLITE_EXTENSIONS).map(([name, [moduleId, exportName]]) => [name, (nativeRequire(moduleId) as Record<string, unknown>)[exportName]]));
+  const extensions = Object.fromEntries(
+    Object.entries(PGLITE_EXTENSIONS).map(([name, [moduleId, exportName]]) => [name, (nativeRequire(moduleId) as Record<string, unknown>)[exportName]]),
+  );
   return PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: extensions as never, startParams: pgliteStartParams() });
 }
 
@@ -105,8 +107,7 @@ function realmSafeQueryable<T extends SqlQueryable>(queryable: T): T {
 export function realmSafeAdapter(adapter: SqlDriverAdapter): SqlDriverAdapter {
   realmSafeQueryable(adapter);
   const startTransaction = adapter.startTransaction.bind(adapter);
-  adapter.startTransaction = async (isolationLevel?: IsolationLevel): Promise<Transaction> =>
-    realmSafeQueryable(await startTransaction(isolationLevel));
+  adapter.startTransaction = async (isolationLevel?: IsolationLevel): Promise<Transaction> => realmSafeQueryable(await startTransaction(isolationLevel));
   return adapter;
 }
 

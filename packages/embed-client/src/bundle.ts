@@ -22,7 +22,9 @@ export const DEFAULT_BUILD_DIR = typeof __bundleDir === 'string' ? __bundleDir :
 
 export class ServiceClientNotBuiltError extends Error {
   constructor(dir: string, cause: unknown) {
-    super(`the page script's built file is missing or unreadable in ${dir} (${(cause as Error).message}); run \`npm run build\` (npm install runs it too)`, { cause });
+    super(`the page script's built file is missing or unreadable in ${dir} (${(cause as Error).message}); run \`npm run build\` (npm install runs it too)`, {
+      cause,
+    });
   }
 }
 

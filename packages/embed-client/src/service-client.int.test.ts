@@ -13,11 +13,21 @@ import { signPrompt } from '@promptpix/sdk';
 import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ARTIFACTS = join(__dirname, '..', '..', '..', 'test-artifacts');
 /** Every generation takes this long, so "mid-way" is observable. */
 const MODEL_LATENCY_MS = 1500;
-const FALLBACK = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='64' height='64'%3E%3Crect width='64' height='64' fill='%23ccc'/%3E%3C/svg%3E";
+const FALLBACK =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='64' height='64'%3E%3Crect width='64' height='64' fill='%23ccc'/%3E%3C/svg%3E";
 
 jest.setTimeout(60_000);
 
@@ -76,7 +86,11 @@ const inspect = (page: Page, selector: string) =>
   }));
 
 const waitReady = (page: Page, selector: string, timeout = 20_000) =>
-  page.waitForFunction((s) => Array.from(document.querySelectorAll(s)).every((img) => img.getAttribute('data-service-state') === 'ready' && (img as HTMLImageElement).complete), selector, { timeout });
+  page.waitForFunction(
+    (s) => Array.from(document.querySelectorAll(s)).every((img) => img.getAttribute('data-service-state') === 'ready' && (img as HTMLImageElement).complete),
+    selector,
+    { timeout },
+  );
 
 async function generate(prompt: string): Promise<{ imageId: string; imageUrl: string }> {
   const response = await fetch(`${service.baseUrl}/api/v1/generate`, {
@@ -90,7 +104,10 @@ async function generate(prompt: string): Promise<{ imageId: string; imageUrl: st
 
 beforeAll(async () => {
   // Checked first and loudly: the browser tests fail without Chromium, they never skip.
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is required at ${CHROMIUM} for the page script's browser tests; run bash scripts/ensure-test-services.sh (installs Debian's chromium).`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `Chromium is required at ${CHROMIUM} for the page script's browser tests; run bash scripts/ensure-test-services.sh (installs Debian's chromium).`,
+    );
   profile = mkdtempSync(join(tmpdir(), 'promptpix-chromium-'));
   pageServer = createServer((req, res) => {
     const html = pages.get((req.url ?? '/').split('?')[0]);
@@ -101,7 +118,15 @@ beforeAll(async () => {
   const [started, browser] = await Promise.all([
     // Free keys may have 2 jobs in progress here, so the busy-key retry can be watched. One page
     // makes 120 new images from this one browser: past the default per-client budget.
-    startTestService('embedded', { MODEL_LATENCY_MS: String(MODEL_LATENCY_MS), WORKER_CONCURRENCY: '128', ACTIVE_JOBS_PER_KEY_FREE: '2', PUBLISHABLE_BUDGET_CLIENT_HOUR: '1000', PUBLISHABLE_BUDGET_CLIENT_DAY: '1000', PUBLISHABLE_BUDGET_KEY_HOUR: '1000', PUBLISHABLE_BUDGET_KEY_DAY: '1000' }),
+    startTestService('embedded', {
+      MODEL_LATENCY_MS: String(MODEL_LATENCY_MS),
+      WORKER_CONCURRENCY: '128',
+      ACTIVE_JOBS_PER_KEY_FREE: '2',
+      PUBLISHABLE_BUDGET_CLIENT_HOUR: '1000',
+      PUBLISHABLE_BUDGET_CLIENT_DAY: '1000',
+      PUBLISHABLE_BUDGET_KEY_HOUR: '1000',
+      PUBLISHABLE_BUDGET_KEY_DAY: '1000',
+    }),
     chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1100, height: 800 } }),
   ]);
   service = started;
@@ -174,7 +199,11 @@ it('resolves elements added after load and re-resolves an element whose attribut
   expect(first.naturalWidth).toBe(256);
 
   await page.evaluate(() => document.getElementById('late')!.setAttribute('data-service-prompt', 'a paper boat on a puddle'));
-  await page.waitForFunction(() => document.getElementById('late')!.getAttribute('data-service-image-id') !== null && document.getElementById('late')!.getAttribute('data-service-state') === 'loading');
+  await page.waitForFunction(
+    () =>
+      document.getElementById('late')!.getAttribute('data-service-image-id') !== null &&
+      document.getElementById('late')!.getAttribute('data-service-state') === 'loading',
+  );
   // The previous image is the fallback while the new one generates.
   expect((await inspect(page, '#late')).src).toBe(first.src);
   await waitReady(page, '#late');
@@ -213,7 +242,9 @@ it('keeps the fallback src and shows the shimmer until the generated image is re
 
   const reduced = await openPage();
   await reduced.page.emulateMedia({ reducedMotion: 'reduce' });
-  await reduced.page.goto(servePage('/reduced', `<img id="r" src="${FALLBACK}" data-service-prompt="a slow green bicycle" data-service-width="256" data-service-height="256">`));
+  await reduced.page.goto(
+    servePage('/reduced', `<img id="r" src="${FALLBACK}" data-service-prompt="a slow green bicycle" data-service-width="256" data-service-height="256">`),
+  );
   await reduced.page.waitForFunction(() => document.getElementById('r')!.getAttribute('data-service-state') === 'loading');
   expect(await inspect(reduced.page, '#r')).toMatchObject({ state: 'loading', src: FALLBACK, animation: 'none' });
   await waitReady(reduced.page, '#r');
@@ -223,7 +254,10 @@ it('keeps the fallback src and shows the shimmer until the generated image is re
 });
 
 it('resolves 120 images with at most 3 resolve calls, one in flight at a time', async () => {
-  const imgs = Array.from({ length: 120 }, (_, i) => `<img data-service-prompt="crowd picture number ${i}" data-service-width="256" data-service-height="256">`).join('');
+  const imgs = Array.from(
+    { length: 120 },
+    (_, i) => `<img data-service-prompt="crowd picture number ${i}" data-service-width="256" data-service-height="256">`,
+  ).join('');
   const { page, errors, resolveCalls } = await openPage();
   const finished: number[] = [];
   page.on('requestfinished', (request) => {
@@ -265,7 +299,12 @@ it('sends impressions (half visible, once per image) and clicks to the analytics
   await page.waitForTimeout(150);
   await page.$eval('#top', (img) => img.scrollIntoView());
   await periodic;
-  expect(analyticsCalls.flatMap((c) => c.events).map((e) => `${e.eventType} ${e.imageId}`).sort()).toEqual([`impression ${bottom}`, `impression ${top}`].sort());
+  expect(
+    analyticsCalls
+      .flatMap((c) => c.events)
+      .map((e) => `${e.eventType} ${e.imageId}`)
+      .sort(),
+  ).toEqual([`impression ${bottom}`, `impression ${top}`].sort());
 
   // Back in view: no second impression. Clicks queue; leaving the page sends them (keepalive fetch)
   // well before their own periodic flush would.
@@ -307,7 +346,12 @@ it('waits the retryAfterMs of a 429 before sending the same resolve call again',
       body: JSON.stringify({ error: 'Rate limit exceeded', retryAfterMs: 800 }),
     });
   });
-  await page.goto(servePage('/limited', `<img id="l" src="${FALLBACK}" data-service-prompt="a fox in the snow" data-service-style="watercolor" data-service-width="256" data-service-height="256" data-service-format="png">`));
+  await page.goto(
+    servePage(
+      '/limited',
+      `<img id="l" src="${FALLBACK}" data-service-prompt="a fox in the snow" data-service-style="watercolor" data-service-width="256" data-service-height="256" data-service-format="png">`,
+    ),
+  );
   await waitReady(page, '#l');
   expect(attempts).toHaveLength(2);
   const gap = attempts[1].at - attempts[0].at;
@@ -319,10 +363,12 @@ it('waits the retryAfterMs of a 429 before sending the same resolve call again',
   await page.close();
 });
 
-it("resolves an element again when its key has too many jobs in progress, until every image is there", async () => {
+it('resolves an element again when its key has too many jobs in progress, until every image is there', async () => {
   const free = await service.createAccount({ plan: 'free' });
   const { page, errors, resolveCalls } = await openPage();
-  const imgs = [1, 2, 3, 4, 5].map((n) => `<img class="busy" data-service-prompt="a busy key, picture ${n}" data-service-width="256" data-service-height="256">`).join('');
+  const imgs = [1, 2, 3, 4, 5]
+    .map((n) => `<img class="busy" data-service-prompt="a busy key, picture ${n}" data-service-width="256" data-service-height="256">`)
+    .join('');
   await page.goto(servePage('/busy', imgs, { key: free.publishableKey }));
   await waitReady(page, '.busy', 40_000);
   // Two started at once; the other three came back "busy" and were resolved again later.
@@ -334,7 +380,7 @@ it("resolves an element again when its key has too many jobs in progress, until 
 
 it('keeps the fallbacks and stops calling once the service refuses the key', async () => {
   const { page, errors, resolveCalls } = await openPage();
-  await page.goto(servePage('/refused', `<img id="x" src="${FALLBACK}" data-service-prompt="a fox in the snow">`, { key: 'pk_live_' + 'x'.repeat(32) }));
+  await page.goto(servePage('/refused', `<img id="x" src="${FALLBACK}" data-service-prompt="a fox in the snow">`, { key: `pk_live_${'x'.repeat(32)}` }));
   await page.waitForFunction(() => document.getElementById('x')!.getAttribute('data-service-state') === 'failed');
   expect(await page.getAttribute('#x', 'data-service-error')).toBe('Invalid API key');
   await page.evaluate((src) => {
@@ -352,7 +398,12 @@ it('keeps the fallbacks and stops calling once the service refuses the key', asy
 });
 
 it('signed prompts: a key in signed mode generates the images its site signed (data-service-sig), and only those', async () => {
-  const created = await service.admin('POST', `/admin/api/v1/accounts/${account.handle}/keys`, { kind: 'publishable', name: 'signed site', domains: [], signedPrompts: true });
+  const created = await service.admin('POST', `/admin/api/v1/accounts/${account.handle}/keys`, {
+    kind: 'publishable',
+    name: 'signed site',
+    domains: [],
+    signedPrompts: true,
+  });
   expect(created.status).toBe(201);
   const { body: settings } = await service.admin('PATCH', `/admin/api/v1/keys/${created.body.id}`, { budgetKeyPerDay: null });
   expect(settings.signedPrompts).toBe(true);
@@ -377,7 +428,14 @@ it('signed prompts: a key in signed mode generates the images its site signed (d
   expect(await page.getAttribute('#unsigned', 'data-service-error')).toMatch(/signed prompts/);
   expect(forgedImg).toMatchObject({ state: 'failed', src: FALLBACK });
   expect(await page.getAttribute('#forged', 'data-service-error')).toMatch(/^sig: /);
-  expect(resolveCalls[0].elements).toContainEqual({ id: expect.any(String), prompt: 'a signed harbour at night', style: 'watercolor', width: 256, height: 256, sig });
+  expect(resolveCalls[0].elements).toContainEqual({
+    id: expect.any(String),
+    prompt: 'a signed harbour at night',
+    style: 'watercolor',
+    width: 256,
+    height: 256,
+    sig,
+  });
   await page.close();
 });
 
@@ -387,7 +445,9 @@ it('follows a generating job over its event stream instead of polling', async ()
   page.on('request', (request) => {
     if (request.url().startsWith(`${service.baseUrl}/api/v1/job/`)) jobCalls.push(request.url());
   });
-  await page.goto(servePage('/stream', `<img id="live" src="${FALLBACK}" data-service-prompt="a kite followed live" data-service-width="256" data-service-height="256">`));
+  await page.goto(
+    servePage('/stream', `<img id="live" src="${FALLBACK}" data-service-prompt="a kite followed live" data-service-width="256" data-service-height="256">`),
+  );
   await waitReady(page, '#live');
   expect((await inspect(page, '#live')).naturalWidth).toBe(256);
   // The 1.5 s generation outlasts the first poll (after 1 s), so a polling script would show here.
@@ -403,7 +463,12 @@ it('falls back to polling when the event stream breaks before the job ends', asy
   page.on('request', (request) => {
     if (/\/api\/v1\/job\/[\w-]+$/.test(request.url())) polls.push(request.url());
   });
-  await page.goto(servePage('/stream-broken', `<img id="polled" src="${FALLBACK}" data-service-prompt="a kite followed the old way" data-service-width="256" data-service-height="256">`));
+  await page.goto(
+    servePage(
+      '/stream-broken',
+      `<img id="polled" src="${FALLBACK}" data-service-prompt="a kite followed the old way" data-service-width="256" data-service-height="256">`,
+    ),
+  );
   await waitReady(page, '#polled');
   expect((await inspect(page, '#polled')).naturalWidth).toBe(256);
   expect(polls.length).toBeGreaterThanOrEqual(1);

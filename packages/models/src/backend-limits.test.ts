@@ -24,12 +24,37 @@ describe('resolveBackendLimits', () => {
     ['comfyui by default', 'comfyui', {}, { timeoutMs: 120_000, slowCallMs: 60_000, maxInFlight: 2, maxInFlightPerWorker: 3 }],
     ['openai by default', 'openai', {}, { timeoutMs: 120_000, slowCallMs: 60_000, maxInFlight: 16, maxInFlightPerWorker: 3 }],
     ['replicate by default', 'replicate', {}, { timeoutMs: 120_000, slowCallMs: 60_000, maxInFlight: 16, maxInFlightPerWorker: 3 }],
-    ['the built-in renderer: no timeout, never slow, no overall limit', 'procedural', {}, { timeoutMs: null, slowCallMs: null, maxInFlight: null, maxInFlightPerWorker: 3 }],
-    ['a timeout set: slow at half of it', 'a1111', { timeoutMs: 300_000 }, { timeoutMs: 300_000, slowCallMs: 150_000, maxInFlight: 2, maxInFlightPerWorker: 3 }],
-    ['a slow-call threshold set', 'openai', { timeoutMs: 200_000, slowCallMs: 90_000 }, { timeoutMs: 200_000, slowCallMs: 90_000, maxInFlight: 16, maxInFlightPerWorker: 3 }],
+    [
+      'the built-in renderer: no timeout, never slow, no overall limit',
+      'procedural',
+      {},
+      { timeoutMs: null, slowCallMs: null, maxInFlight: null, maxInFlightPerWorker: 3 },
+    ],
+    [
+      'a timeout set: slow at half of it',
+      'a1111',
+      { timeoutMs: 300_000 },
+      { timeoutMs: 300_000, slowCallMs: 150_000, maxInFlight: 2, maxInFlightPerWorker: 3 },
+    ],
+    [
+      'a slow-call threshold set',
+      'openai',
+      { timeoutMs: 200_000, slowCallMs: 90_000 },
+      { timeoutMs: 200_000, slowCallMs: 90_000, maxInFlight: 16, maxInFlightPerWorker: 3 },
+    ],
     ['maxInFlight 0: no overall limit', 'a1111', { maxInFlight: 0 }, { timeoutMs: 90_000, slowCallMs: 45_000, maxInFlight: null, maxInFlightPerWorker: 3 }],
-    ['a per-worker limit above the concurrency is the concurrency', 'a1111', { maxInFlight: 8, maxInFlightPerWorker: 10 }, { timeoutMs: 90_000, slowCallMs: 45_000, maxInFlight: 8, maxInFlightPerWorker: 4 }],
-    ['the built-in renderer ignores a timeout (it has none)', 'procedural', { timeoutMs: 5000, slowCallMs: 2000 }, { timeoutMs: null, slowCallMs: 2000, maxInFlight: null, maxInFlightPerWorker: 3 }],
+    [
+      'a per-worker limit above the concurrency is the concurrency',
+      'a1111',
+      { maxInFlight: 8, maxInFlightPerWorker: 10 },
+      { timeoutMs: 90_000, slowCallMs: 45_000, maxInFlight: 8, maxInFlightPerWorker: 4 },
+    ],
+    [
+      'the built-in renderer ignores a timeout (it has none)',
+      'procedural',
+      { timeoutMs: 5000, slowCallMs: 2000 },
+      { timeoutMs: null, slowCallMs: 2000, maxInFlight: null, maxInFlightPerWorker: 3 },
+    ],
   ])('%s', (_name, provider, settings, expected) => {
     expect(resolveBackendLimits(provider, settings, worker)).toEqual(expected);
   });

@@ -1,6 +1,13 @@
 import type { ImageModel } from '@promptpix/core';
 import { createProceduralModel } from './procedural';
-import { createA1111Model, createOpenAIModel, createReplicateModel, type A1111ModelConfig, type OpenAIModelConfig, type ReplicateModelConfig } from './providers';
+import {
+  createA1111Model,
+  createOpenAIModel,
+  createReplicateModel,
+  type A1111ModelConfig,
+  type OpenAIModelConfig,
+  type ReplicateModelConfig,
+} from './providers';
 import { createComfyUIModel, type ComfyUIModelConfig } from './providers/comfyui';
 
 import { modelProviders } from './model-providers';
@@ -9,7 +16,7 @@ export { modelProviders, type ModelProvider } from './model-providers';
 
 /** Which model a process runs with, and that model's settings (`MODEL_PROVIDER` picks the branch). */
 export type ModelConfig =
-  | { provider: 'procedural'; /** Simulated latency, in milliseconds. */ latencyMs?: number }
+  | { provider: 'procedural' /** Simulated latency, in milliseconds. */; latencyMs?: number }
   | ({ provider: 'openai' } & OpenAIModelConfig)
   | ({ provider: 'replicate' } & ReplicateModelConfig)
   | ({ provider: 'a1111' } & A1111ModelConfig)

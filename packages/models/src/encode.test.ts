@@ -16,12 +16,20 @@ describe('encodeImage', () => {
 
   const broken: Array<[string, () => Promise<Buffer>, RegExp]> = [
     ['a truncated PNG', async () => (await png(64, 64)).subarray(0, 4000), /^the image cannot be decoded \(vipspng: libpng read error\)$/],
-    ['a PNG with flipped bytes', async () => {
-      const b = Buffer.from(await png(64, 64));
-      for (let i = 500; i < b.length; i += 700) b[i] ^= 0xff;
-      return b;
-    }, /^the image cannot be decoded \(vipspng: libpng read error\)$/],
-    ['bytes that are no image', async () => Buffer.from('<html>502 Bad Gateway</html>'), /^the image cannot be decoded \(Input buffer contains unsupported image format\)$/],
+    [
+      'a PNG with flipped bytes',
+      async () => {
+        const b = Buffer.from(await png(64, 64));
+        for (let i = 500; i < b.length; i += 700) b[i] ^= 0xff;
+        return b;
+      },
+      /^the image cannot be decoded \(vipspng: libpng read error\)$/,
+    ],
+    [
+      'bytes that are no image',
+      async () => Buffer.from('<html>502 Bad Gateway</html>'),
+      /^the image cannot be decoded \(Input buffer contains unsupported image format\)$/,
+    ],
   ];
   it.each(broken)('refuses %s with a one-line reason', async (_name, make, message) => {
     const attempt = encodeImage(await make(), { width: 32, height: 32, format: 'png' });

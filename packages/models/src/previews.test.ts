@@ -72,7 +72,13 @@ describe('style previews', () => {
     // Drawn with the preset's style at full strength, the category's sample prompt and its template.
     for (const request of seen) {
       const preset = STYLE_PRESETS.find((p) => p.id === request.style)!;
-      expect(request).toMatchObject({ strength: 1, width: PREVIEW_SIZE, height: PREVIEW_SIZE, prompt: PREVIEW_PROMPTS[preset.category], promptTemplate: preset.promptTemplate });
+      expect(request).toMatchObject({
+        strength: 1,
+        width: PREVIEW_SIZE,
+        height: PREVIEW_SIZE,
+        prompt: PREVIEW_PROMPTS[preset.category],
+        promptTemplate: preset.promptTemplate,
+      });
     }
     expect(new Set(seen.map((r) => r.seed)).size).toBe(1);
   });

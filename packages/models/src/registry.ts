@@ -53,7 +53,12 @@ function withSizeTable(model: ImageModel, sizes: readonly string[]): ImageModel 
  * The first entry is the default unless `defaultId` names another. `worker.concurrency` (the
  * worker's slots; default 4) bounds each model's calls in flight per worker.
  */
-export function createModelRegistry(entries: readonly ModelEntry[], defaultId?: string, create: (config: ModelConfig) => ImageModel = createModel, worker: { concurrency: number } = { concurrency: 4 }): ModelRegistry {
+export function createModelRegistry(
+  entries: readonly ModelEntry[],
+  defaultId?: string,
+  create: (config: ModelConfig) => ImageModel = createModel,
+  worker: { concurrency: number } = { concurrency: 4 },
+): ModelRegistry {
   if (entries.length === 0) throw new Error('At least one model is required');
   const byId = new Map<string, RoutedModel>();
   for (const entry of entries) {
@@ -63,14 +68,19 @@ export function createModelRegistry(entries: readonly ModelEntry[], defaultId?: 
     const model = entry.sizes && config.provider !== 'openai' ? withSizeTable(created, entry.sizes) : created;
     const id = entry.id ?? created.name;
     if (byId.has(id)) throw new Error(`Two models have the id "${id}"`);
-    const limits = resolveBackendLimits(config.provider, { timeoutMs: 'timeoutMs' in config ? config.timeoutMs : undefined, ...entry.limits }, { concurrency: worker.concurrency, models: entries.length });
+    const limits = resolveBackendLimits(
+      config.provider,
+      { timeoutMs: 'timeoutMs' in config ? config.timeoutMs : undefined, ...entry.limits },
+      { concurrency: worker.concurrency, models: entries.length },
+    );
     byId.set(id, { id, model, limits, ...(entry.fallback && { fallback: entry.fallback }) });
   }
   const chosen = defaultId ?? byId.keys().next().value!;
   const fallbackOf = byId.get(chosen);
   if (!fallbackOf) throw new Error(`The default model "${chosen}" is not one of the models`);
   for (const routed of byId.values()) {
-    if (routed.fallback && !byId.has(routed.fallback)) throw new Error(`The model "${routed.id}" falls back to "${routed.fallback}", which is not one of the models`);
+    if (routed.fallback && !byId.has(routed.fallback))
+      throw new Error(`The model "${routed.id}" falls back to "${routed.fallback}", which is not one of the models`);
   }
   const ids = [chosen, ...[...byId.keys()].filter((id) => id !== chosen)];
   return {

@@ -4,7 +4,7 @@
  * attempts untouched, for another consumer to take at once (not after a lock expiry).
  */
 import { TEST_REDIS_URL } from '@promptpix/testing';
-import { JobHandedBackError, type GenerationJobPayload, type GenerationQueue, type JobAttempt } from '@promptpix/core';
+import { JobHandedBackError, type GenerationJobPayload, type JobAttempt } from '@promptpix/core';
 import { createBullGenerationQueue } from './bullmq-queue';
 import { deferred, useTestRedis, waitFor } from './testing';
 
@@ -15,7 +15,15 @@ const { prefix, queues } = fixture;
 
 const open = (queueName: string) => {
   // A long lock: a job that came back through a lock expiry would take far longer than this test waits.
-  const queue = createBullGenerationQueue({ redisUrl: TEST_REDIS_URL, prefix, queueName, attempts: 3, backoffMs: 20, lockDurationMs: 60_000, onError: () => undefined });
+  const queue = createBullGenerationQueue({
+    redisUrl: TEST_REDIS_URL,
+    prefix,
+    queueName,
+    attempts: 3,
+    backoffMs: 20,
+    lockDurationMs: 60_000,
+    onError: () => undefined,
+  });
   queues.push(queue);
   return queue;
 };
@@ -45,7 +53,10 @@ describe('BullMQ consumer: shutdown grace period', () => {
     expect(await queue.depth()).toMatchObject({ waiting: 1, active: 0, failed: 0 });
 
     const attempts: JobAttempt[] = [];
-    const second = queue.consume(async (_payload, attempt) => void attempts.push(attempt), { concurrency: 1, onFinalFailure: async (p) => void finalFailures.push(p.jobId) });
+    const second = queue.consume(async (_payload, attempt) => void attempts.push(attempt), {
+      concurrency: 1,
+      onFinalFailure: async (p) => void finalFailures.push(p.jobId),
+    });
     await waitFor(() => attempts.length === 1, 'the second consumer to run the job');
     expect(attempts[0]).toMatchObject({ attempt: 1, maxAttempts: 3 });
     await waitFor(async () => (await queue.depth()).active === 0, 'the job to leave active');

@@ -85,7 +85,7 @@ const JOB_NAME = 'generate';
 
 function parsePayload(data: unknown): GenerationJobPayload {
   const d = data as Partial<GenerationJobPayload> | null;
-  if (!d || d.v !== 1 || typeof d.jobId !== 'string' || d.jobId.length === 0) {
+  if (d?.v !== 1 || typeof d.jobId !== 'string' || d.jobId.length === 0) {
     throw new PermanentJobError(`Unsupported job payload: ${JSON.stringify(data)}`);
   }
   return { v: 1, jobId: d.jobId };

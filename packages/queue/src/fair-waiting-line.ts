@@ -27,7 +27,10 @@ export function createFairWaitingLine() {
 
   const lineOf = (group: string) => {
     let line = lines.get(group);
-    if (!line) lines.set(group, (line = []));
+    if (!line) {
+      line = [];
+      lines.set(group, line);
+    }
     return line;
   };
   /** Groups whose taken or deferred job holds their turn. */

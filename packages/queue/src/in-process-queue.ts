@@ -99,7 +99,14 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
         known.delete(job.payload.jobId);
         failed++;
         failedJobs.delete(job.payload.jobId);
-        failedJobs.set(job.payload.jobId, { jobId: job.payload.jobId, error: error.message, attemptsMade: attempt, failedAt: new Date().toISOString(), payload: structuredClone(job.payload), group: job.group });
+        failedJobs.set(job.payload.jobId, {
+          jobId: job.payload.jobId,
+          error: error.message,
+          attemptsMade: attempt,
+          failedAt: new Date().toISOString(),
+          payload: structuredClone(job.payload),
+          group: job.group,
+        });
         if (failedJobs.size > FAILED_KEPT) failedJobs.delete(failedJobs.keys().next().value as string);
         try {
           await consumer.options.onFinalFailure(structuredClone(job.payload), error);
@@ -107,11 +114,14 @@ export function createInProcessGenerationQueue(options: InProcessQueueOptions = 
           onError(toError(e));
         }
       } else if (!closed) {
-        const timer = setTimeout(() => {
-          delayed.delete(job.payload.jobId);
-          waiting.addRetry(job);
-          pump();
-        }, backoffMs * 2 ** (attempt - 1));
+        const timer = setTimeout(
+          () => {
+            delayed.delete(job.payload.jobId);
+            waiting.addRetry(job);
+            pump();
+          },
+          backoffMs * 2 ** (attempt - 1),
+        );
         delayed.set(job.payload.jobId, timer);
       }
     } finally {

@@ -20,8 +20,7 @@ interface Entry {
 /** Copies so callers never share objects with the store (as with a real store). */
 const copy = <T>(value: T): T => structuredClone(value);
 
-const definedOnly = (patch: JobPatch): JobPatch =>
-  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as JobPatch;
+const definedOnly = (patch: JobPatch): JobPatch => Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as JobPatch;
 
 export function createMemoryJobStore(options: MemoryJobStoreOptions = {}): JobStore {
   const now = options.now ?? Date.now;

@@ -62,7 +62,12 @@ export function createRedisJobStore({ redis, prefix }: RedisJobStoreOptions): Jo
     async create(record: JobRecord, ttlSeconds: number) {
       const key = keyOf(record.jobId);
       const ttlMs = Math.max(1, Math.round(ttlSeconds * 1000));
-      const results = await redis.multi().del(key).hset(key, ...encodeJobFields(record)).pexpire(key, ttlMs).exec();
+      const results = await redis
+        .multi()
+        .del(key)
+        .hset(key, ...encodeJobFields(record))
+        .pexpire(key, ttlMs)
+        .exec();
       const failed = results?.find(([error]) => error);
       if (!results || failed) throw failed?.[0] ?? new Error('Redis transaction was aborted');
     },

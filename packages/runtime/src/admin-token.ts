@@ -12,8 +12,8 @@ export function ensureAdminToken(dataDir: string): { token: string; created: boo
   const path = adminTokenPath(dataDir);
   if (existsSync(path)) return { token: readFileSync(path, 'utf8').trim(), created: false };
   mkdirSync(dataDir, { recursive: true });
-  const token = 'adm_' + randomBytes(24).toString('base64url');
-  writeFileSync(path, token + '\n', { mode: 0o600 });
+  const token = `adm_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(path, `${token}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   return { token, created: true };
 }

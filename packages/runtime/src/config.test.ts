@@ -31,8 +31,12 @@ describe('config', () => {
 
   it('HTTP limits: bounded by default, each settable, headers never allowed longer than the whole request', () => {
     expect(loadConfig({}).http).toEqual({ headersTimeoutMs: 15_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 65_000, maxConnections: 4000 });
-    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '500', HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000', HTTP_MAX_CONNECTIONS: '0' }).http).toEqual({ headersTimeoutMs: 500, requestTimeoutMs: 2000, keepAliveTimeoutMs: 5000, maxConnections: 0 });
-    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '20000' })).toThrow(/HTTP_HEADERS_TIMEOUT_MS: must not be above HTTP_REQUEST_TIMEOUT_MS/);
+    expect(
+      loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '500', HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000', HTTP_MAX_CONNECTIONS: '0' }).http,
+    ).toEqual({ headersTimeoutMs: 500, requestTimeoutMs: 2000, keepAliveTimeoutMs: 5000, maxConnections: 0 });
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '20000' })).toThrow(
+      /HTTP_HEADERS_TIMEOUT_MS: must not be above HTTP_REQUEST_TIMEOUT_MS/,
+    );
   });
 
   it('production adapters when their variables are set', () => {
@@ -80,7 +84,15 @@ describe('config', () => {
   });
 
   it('model providers get their own settings', () => {
-    expect(loadConfig({ MODEL_PROVIDER: 'openai', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:8000', OPENAI_SIZES: '512x512, 1024x1024', MODEL_TIMEOUT_MS: '5000' }).model).toMatchObject({
+    expect(
+      loadConfig({
+        MODEL_PROVIDER: 'openai',
+        OPENAI_API_KEY: 'k',
+        OPENAI_BASE_URL: 'http://127.0.0.1:8000',
+        OPENAI_SIZES: '512x512, 1024x1024',
+        MODEL_TIMEOUT_MS: '5000',
+      }).model,
+    ).toMatchObject({
       provider: 'openai',
       apiKey: 'k',
       baseUrl: 'http://127.0.0.1:8000',
@@ -88,7 +100,11 @@ describe('config', () => {
       sizes: ['512x512', '1024x1024'],
       timeoutMs: 5000,
     });
-    expect(loadConfig({ MODEL_PROVIDER: 'a1111', A1111_BASE_URL: 'http://gpu:7860' }).model).toMatchObject({ provider: 'a1111', baseUrl: 'http://gpu:7860', steps: 25 });
+    expect(loadConfig({ MODEL_PROVIDER: 'a1111', A1111_BASE_URL: 'http://gpu:7860' }).model).toMatchObject({
+      provider: 'a1111',
+      baseUrl: 'http://gpu:7860',
+      steps: 25,
+    });
     expect(() => loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't' })).toThrow('REPLICATE_MODEL_VERSION');
     expect(() => loadConfig({ MODEL_PROVIDER: 'a1111', A1111_USERNAME: 'u' })).toThrow('A1111_PASSWORD');
   });
@@ -97,11 +113,27 @@ describe('config', () => {
     expect(loadConfig({ MODEL_PROVIDER: 'openai', OPENAI_RESPONSE_FORMAT: 'omit' }).model).toMatchObject({ responseFormat: false });
     expect(loadConfig({ MODEL_PROVIDER: 'openai' }).model).not.toHaveProperty('responseFormat');
     expect(
-      loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't', REPLICATE_MODEL_VERSION: 'o/m', REPLICATE_SIZE_INPUT: 'aspect_ratio', REPLICATE_INPUT: '{"num_inference_steps":4}', REPLICATE_PREFER_WAIT_SECONDS: '30' }).model,
+      loadConfig({
+        MODEL_PROVIDER: 'replicate',
+        REPLICATE_API_TOKEN: 't',
+        REPLICATE_MODEL_VERSION: 'o/m',
+        REPLICATE_SIZE_INPUT: 'aspect_ratio',
+        REPLICATE_INPUT: '{"num_inference_steps":4}',
+        REPLICATE_PREFER_WAIT_SECONDS: '30',
+      }).model,
     ).toMatchObject({ sizeInput: 'aspect_ratio', input: { num_inference_steps: 4 }, preferWaitSeconds: 30 });
-    expect(() => loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't', REPLICATE_MODEL_VERSION: 'o/m', REPLICATE_INPUT: '[1]' })).toThrow('REPLICATE_INPUT: must be a JSON object');
+    expect(() => loadConfig({ MODEL_PROVIDER: 'replicate', REPLICATE_API_TOKEN: 't', REPLICATE_MODEL_VERSION: 'o/m', REPLICATE_INPUT: '[1]' })).toThrow(
+      'REPLICATE_INPUT: must be a JSON object',
+    );
     expect(
-      loadConfig({ MODEL_PROVIDER: 'a1111', A1111_SAMPLER: 'DPM++ 2M', A1111_CFG_SCALE: '6.5', A1111_MAX_SIDE: '768', A1111_DENOISING_STRENGTH: '0.45', A1111_PROGRESS_INTERVAL_MS: '500' }).model,
+      loadConfig({
+        MODEL_PROVIDER: 'a1111',
+        A1111_SAMPLER: 'DPM++ 2M',
+        A1111_CFG_SCALE: '6.5',
+        A1111_MAX_SIDE: '768',
+        A1111_DENOISING_STRENGTH: '0.45',
+        A1111_PROGRESS_INTERVAL_MS: '500',
+      }).model,
     ).toMatchObject({ samplerName: 'DPM++ 2M', cfgScale: 6.5, maxSide: 768, denoisingStrength: 0.45, progressIntervalMs: 500 });
     expect(() => loadConfig({ MODEL_PROVIDER: 'a1111', A1111_DENOISING_STRENGTH: '2' })).toThrow('A1111_DENOISING_STRENGTH');
   });
@@ -110,7 +142,15 @@ describe('config', () => {
     const dir = mkdtempSync(join(tmpdir(), 'comfy-config-'));
     const workflow = join(dir, 'workflow.json');
     writeFileSync(workflow, '{"9":{"class_type":"SaveImage","inputs":{}}}');
-    expect(loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_BASE_URL: 'http://gpu:8188', COMFYUI_WORKFLOW: workflow, COMFYUI_NODES: '{"prompt":"6.text"}', COMFYUI_STEPS: '30' }).model).toEqual({
+    expect(
+      loadConfig({
+        MODEL_PROVIDER: 'comfyui',
+        COMFYUI_BASE_URL: 'http://gpu:8188',
+        COMFYUI_WORKFLOW: workflow,
+        COMFYUI_NODES: '{"prompt":"6.text"}',
+        COMFYUI_STEPS: '30',
+      }).model,
+    ).toEqual({
       provider: 'comfyui',
       baseUrl: 'http://gpu:8188',
       workflow: { '9': { class_type: 'SaveImage', inputs: {} } },
@@ -121,18 +161,29 @@ describe('config', () => {
       retry: { attempts: 3 },
     });
     expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui' })).toThrow('COMFYUI_WORKFLOW: required when MODEL_PROVIDER=comfyui');
-    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_WORKFLOW: join(dir, 'missing.json') })).toThrow(`COMFYUI_WORKFLOW: cannot read ${join(dir, 'missing.json')} (ENOENT)`);
+    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_WORKFLOW: join(dir, 'missing.json') })).toThrow(
+      `COMFYUI_WORKFLOW: cannot read ${join(dir, 'missing.json')} (ENOENT)`,
+    );
     writeFileSync(workflow, '{"nodes": [');
     expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_WORKFLOW: workflow })).toThrow(`COMFYUI_WORKFLOW: not valid JSON in ${workflow}`);
     writeFileSync(workflow, '{}');
-    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_WORKFLOW: workflow, COMFYUI_NODES: 'prompt=6.text' })).toThrow('COMFYUI_NODES: not valid JSON');
+    expect(() => loadConfig({ MODEL_PROVIDER: 'comfyui', COMFYUI_WORKFLOW: workflow, COMFYUI_NODES: 'prompt=6.text' })).toThrow(
+      'COMFYUI_NODES: not valid JSON',
+    );
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('instant mode reads meaning with WordNet by default; the upstream adapter gets its own settings', () => {
     expect(loadConfig({}).instantEmbeddings).toEqual({ kind: 'wordnet' });
     expect(loadConfig({ INSTANT_EMBEDDINGS: 'off' }).instantEmbeddings).toEqual({ kind: 'off' });
-    expect(loadConfig({ INSTANT_EMBEDDINGS: 'openai', EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1', EMBEDDINGS_MODEL: 'nomic-embed-text', EMBEDDINGS_DIMENSIONS: '256' }).instantEmbeddings).toMatchObject({
+    expect(
+      loadConfig({
+        INSTANT_EMBEDDINGS: 'openai',
+        EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1',
+        EMBEDDINGS_MODEL: 'nomic-embed-text',
+        EMBEDDINGS_DIMENSIONS: '256',
+      }).instantEmbeddings,
+    ).toMatchObject({
       kind: 'openai',
       baseUrl: 'http://127.0.0.1:11434/v1',
       model: 'nomic-embed-text',
@@ -151,15 +202,27 @@ describe('config', () => {
       threads: 1,
       calibration: { floor: 0.2, ceiling: 0.6 },
     });
-    const set = { INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: dir, EMBEDDINGS_POOLING: 'mean', EMBEDDINGS_MAX_TOKENS: '128', EMBEDDINGS_THREADS: '2', EMBEDDINGS_SCORE_FLOOR: '0.3', EMBEDDINGS_SCORE_CEILING: '0.7' };
+    const set = {
+      INSTANT_EMBEDDINGS: 'local',
+      EMBEDDINGS_MODEL_DIR: dir,
+      EMBEDDINGS_POOLING: 'mean',
+      EMBEDDINGS_MAX_TOKENS: '128',
+      EMBEDDINGS_THREADS: '2',
+      EMBEDDINGS_SCORE_FLOOR: '0.3',
+      EMBEDDINGS_SCORE_CEILING: '0.7',
+    };
     expect(loadConfig(set).instantEmbeddings).toMatchObject({ pooling: 'mean', maxTokens: 128, threads: 2, calibration: { floor: 0.3, ceiling: 0.7 } });
   });
 
   it('a local model directory without a file it needs stops start-up naming the variable and the file', () => {
     const { dir } = writeTinyModel({ omit: ['tokenizer.json'] });
-    expect(() => loadConfig({ INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: dir })).toThrow(new ConfigError(`Invalid configuration:\n  EMBEDDINGS_MODEL_DIR: ${join(dir, 'tokenizer.json')}: missing`));
+    expect(() => loadConfig({ INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: dir })).toThrow(
+      new ConfigError(`Invalid configuration:\n  EMBEDDINGS_MODEL_DIR: ${join(dir, 'tokenizer.json')}: missing`),
+    );
     const noModel = writeTinyModel({ omit: ['onnx/model.onnx'] });
-    expect(() => loadConfig({ INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: noModel.dir })).toThrow(`EMBEDDINGS_MODEL_DIR: ${join(noModel.dir, 'onnx', 'model.onnx')}: missing`);
+    expect(() => loadConfig({ INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: noModel.dir })).toThrow(
+      `EMBEDDINGS_MODEL_DIR: ${join(noModel.dir, 'onnx', 'model.onnx')}: missing`,
+    );
   });
 
   it('split processes need DATABASE_URL and REDIS_URL', () => {

@@ -6,29 +6,43 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_ACTIVE_JOBS_PER_KEY, DEFAULT_MONTHLY_GENERATIONS, DEFAULT_PUBLISHABLE_BUDGET, DEFAULT_WEBHOOK_ATTEMPTS, DEFAULT_WEBHOOK_BACKOFF_MS, MAX_BUDGET, parseTermList, type PlanName, type PublishableBudget } from '@promptpix/core';
+import {
+  DEFAULT_ACTIVE_JOBS_PER_KEY,
+  DEFAULT_MONTHLY_GENERATIONS,
+  DEFAULT_PUBLISHABLE_BUDGET,
+  DEFAULT_WEBHOOK_ATTEMPTS,
+  DEFAULT_WEBHOOK_BACKOFF_MS,
+  MAX_BUDGET,
+  parseTermList,
+  type PlanName,
+  type PublishableBudget,
+} from '@promptpix/core';
 import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from '@promptpix/core';
 import type { BackendLimitSettings, EmbedderConfig, ModelConfig, ModelEntry } from '@promptpix/models';
-import { LocalModelDirError, locateLocalModel } from '@promptpix/models';
+import { LocalModelDirError, locateLocalModel, type LocalModelFiles } from '@promptpix/models';
 import { ModelsFileError, parseModelsFile } from './models-file';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-server';
 
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
 const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess((v) => (v === '' || v === undefined ? fallback : Number(v)), z.number().int().min(min).max(max));
-const optionalInt = (min: number, max: number) => z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(min).max(max).optional());
+const optionalInt = (min: number, max: number) =>
+  z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(min).max(max).optional());
 const url = (protocols: string[]) =>
   z.preprocess(
     (v) => (v === '' ? undefined : v),
     z
       .string()
-      .refine((v) => {
-        try {
-          return protocols.includes(new URL(v).protocol);
-        } catch {
-          return false;
-        }
-      }, `must be a URL starting with ${protocols.map((p) => p + '//').join(' or ')}`)
+      .refine(
+        (v) => {
+          try {
+            return protocols.includes(new URL(v).protocol);
+          } catch {
+            return false;
+          }
+        },
+        `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+      )
       .optional(),
   );
 
@@ -174,7 +188,16 @@ export interface Config {
   redis?: { url: string; prefix: string };
   storage:
     | { kind: 'local'; root: string; publicBaseUrl: string }
-    | { kind: 's3'; bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string; publicBaseUrl?: string; forcePathStyle: boolean };
+    | {
+        kind: 's3';
+        bucket: string;
+        region: string;
+        endpoint?: string;
+        accessKeyId?: string;
+        secretAccessKey?: string;
+        publicBaseUrl?: string;
+        forcePathStyle: boolean;
+      };
   /** The default model's settings (the single-model variables, or MODELS_FILE's default entry). */
   model: ModelConfig;
   /**
@@ -251,18 +274,26 @@ function embedderConfig(e: Env): EmbedderConfig {
   const need = (name: string): never => {
     throw new ConfigError(`Invalid configuration:\n  ${name}: required when INSTANT_EMBEDDINGS=${e.INSTANT_EMBEDDINGS}`);
   };
-  if (e.EMBEDDINGS_SCORE_CEILING <= e.EMBEDDINGS_SCORE_FLOOR) throw new ConfigError('Invalid configuration:\n  EMBEDDINGS_SCORE_CEILING: must be above EMBEDDINGS_SCORE_FLOOR');
+  if (e.EMBEDDINGS_SCORE_CEILING <= e.EMBEDDINGS_SCORE_FLOOR)
+    throw new ConfigError('Invalid configuration:\n  EMBEDDINGS_SCORE_CEILING: must be above EMBEDDINGS_SCORE_FLOOR');
   const calibration = { floor: e.EMBEDDINGS_SCORE_FLOOR, ceiling: e.EMBEDDINGS_SCORE_CEILING };
   if (e.INSTANT_EMBEDDINGS === 'local') {
     const dir = e.EMBEDDINGS_MODEL_DIR ?? need('EMBEDDINGS_MODEL_DIR');
-    let files;
+    let files: LocalModelFiles;
     try {
       files = locateLocalModel(dir, e.EMBEDDINGS_POOLING);
     } catch (error) {
       throw localModelConfigError(error);
     }
     // 256 tokens when the export names no length (sentence-transformers' usual); prompts are far shorter.
-    return { kind: 'local', files, pooling: files.pooling ?? 'mean', maxTokens: e.EMBEDDINGS_MAX_TOKENS ?? Math.min(files.maxTokens ?? 256, 512), threads: e.EMBEDDINGS_THREADS, calibration };
+    return {
+      kind: 'local',
+      files,
+      pooling: files.pooling ?? 'mean',
+      maxTokens: e.EMBEDDINGS_MAX_TOKENS ?? Math.min(files.maxTokens ?? 256, 512),
+      threads: e.EMBEDDINGS_THREADS,
+      calibration,
+    };
   }
   return {
     kind: 'openai',
@@ -290,7 +321,9 @@ function modelConfig(e: Env): ModelConfig {
         apiKey: e.OPENAI_API_KEY,
         model: e.OPENAI_MODEL,
         quality: e.OPENAI_QUALITY,
-        sizes: e.OPENAI_SIZES?.split(',').map((s) => s.trim()).filter(Boolean),
+        sizes: e.OPENAI_SIZES?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
         arbitrarySizes: e.OPENAI_ARBITRARY_SIZES === 'true',
         ...(e.OPENAI_RESPONSE_FORMAT ? { responseFormat: e.OPENAI_RESPONSE_FORMAT === 'b64_json' } : {}),
       };
@@ -342,7 +375,9 @@ function readFileText(path: string): { path: string; text: string } {
   try {
     return { path, text: readFileSync(path, 'utf8') };
   } catch (error) {
-    throw new ConfigError(`Invalid configuration:\n  COMFYUI_WORKFLOW: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConfigError(
+      `Invalid configuration:\n  COMFYUI_WORKFLOW: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }
 
@@ -380,7 +415,9 @@ function modelsConfig(e: Env, env: NodeJS.ProcessEnv): Config['models'] {
         };
   // The timeout is part of each model's config (the adapters enforce it); these are the worker's.
   const limits = Object.fromEntries(
-    Object.entries({ slowCallMs: e.MODEL_SLOW_CALL_MS, maxInFlight: e.MODEL_MAX_IN_FLIGHT, maxInFlightPerWorker: e.MODEL_MAX_IN_FLIGHT_PER_WORKER }).filter(([, v]) => v !== undefined),
+    Object.entries({ slowCallMs: e.MODEL_SLOW_CALL_MS, maxInFlight: e.MODEL_MAX_IN_FLIGHT, maxInFlightPerWorker: e.MODEL_MAX_IN_FLIGHT_PER_WORKER }).filter(
+      ([, v]) => v !== undefined,
+    ),
   ) as BackendLimitSettings;
   if (!e.MODELS_FILE) return { entries: [{ config: modelConfig(e), ...(Object.keys(limits).length > 0 && { limits }) }], breaker };
   const path = resolve(e.MODELS_FILE);
@@ -396,7 +433,12 @@ function modelsConfig(e: Env, env: NodeJS.ProcessEnv): Config['models'] {
     return { defaultId: file.defaultId, entries: file.entries, breaker };
   } catch (error) {
     if (!(error instanceof ModelsFileError)) throw error;
-    throw new ConfigError(`Invalid configuration:\n${error.message.split('\n').map((line) => `  MODELS_FILE (${path}) ${line}`).join('\n')}`);
+    throw new ConfigError(
+      `Invalid configuration:\n${error.message
+        .split('\n')
+        .map((line) => `  MODELS_FILE (${path}) ${line}`)
+        .join('\n')}`,
+    );
   }
 }
 
@@ -411,12 +453,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(e.DATA_DIR);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   if (e.NODE_ENV === 'production' && e.WEBHOOK_ALLOW_PRIVATE_ADDRESSES === 'true') {
-    throw new ConfigError('Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: must not be true when NODE_ENV=production (it turns the webhooks\' SSRF guard off)');
+    throw new ConfigError(
+      "Invalid configuration:\n  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: must not be true when NODE_ENV=production (it turns the webhooks' SSRF guard off)",
+    );
   }
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('Invalid configuration:\n  HTTP_HEADERS_TIMEOUT_MS: must not be above HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)');
   }
-  if (e.S3_BUCKET && (!!e.S3_ACCESS_KEY_ID !== !!e.S3_SECRET_ACCESS_KEY)) {
+  if (e.S3_BUCKET && !!e.S3_ACCESS_KEY_ID !== !!e.S3_SECRET_ACCESS_KEY) {
     throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY: set both or neither');
   }
   return {
@@ -443,7 +487,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     model: (models.entries.find((m) => m.id === models.defaultId) ?? models.entries[0]).config,
     models,
     failedJobDays: e.FAILED_JOB_DAYS,
-    worker: { concurrency: e.WORKER_CONCURRENCY, attempts: e.JOB_ATTEMPTS, backoffMs: e.JOB_BACKOFF_MS, lockMs: e.JOB_LOCK_MS, shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS },
+    worker: {
+      concurrency: e.WORKER_CONCURRENCY,
+      attempts: e.JOB_ATTEMPTS,
+      backoffMs: e.JOB_BACKOFF_MS,
+      lockMs: e.JOB_LOCK_MS,
+      shutdownGraceMs: e.WORKER_SHUTDOWN_GRACE_MS,
+    },
     webhooks: {
       attempts: e.WEBHOOK_ATTEMPTS,
       backoffMs: e.WEBHOOK_BACKOFF_MS,
@@ -493,7 +543,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoPage: e.NODE_ENV !== 'production',
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (e.NODE_ENV === 'production' ? 'json' : 'pretty') },
     metrics: { port: e.METRICS_PORT, token: e.METRICS_TOKEN },
-    http: { headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS, maxConnections: e.HTTP_MAX_CONNECTIONS },
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.HTTP_MAX_CONNECTIONS,
+    },
   };
 }
 

@@ -26,7 +26,8 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   maxConnections: 4000,
 };
 
-const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+const hasBody = (req: IncomingMessage) =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 /**
  * Once the answer is on its way while the request's body is still arriving (401, 403, 413, 415

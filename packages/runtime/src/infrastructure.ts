@@ -197,37 +197,45 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const db = await openDatabase(config.database, {
     onConnectionLost: (error) => logger.warn('database connection lost; the next query reconnects', { error: error.message }),
   });
-  const redis = config.redis ? await connectRedis(config.redis.url, options.redisWaitsForReconnect ?? false, onceASecond((error) => logger.warn('redis connection error', { error: error.message }))) : null;
+  const redis = config.redis
+    ? await connectRedis(
+        config.redis.url,
+        options.redisWaitsForReconnect ?? false,
+        onceASecond((error) => logger.warn('redis connection error', { error: error.message })),
+      )
+    : null;
   const prefix = config.redis ? `${config.redis.prefix}:` : '';
 
   const jobStore = redis ? createRedisJobStore({ redis, prefix }) : createMemoryJobStore({});
   // Loaded only with Redis: the embedded process's in-process queue never needs BullMQ.
   const bull = config.redis ? await import('@promptpix/queue') : null;
-  const queue = config.redis && bull
-    ? bull.createBullGenerationQueue({
-        redisUrl: config.redis.url,
-        prefix: config.redis.prefix,
-        attempts: config.worker.attempts,
-        backoffMs: config.worker.backoffMs,
-        // A crashed worker's job is taken over once its lock lapses and the stall check runs.
-        lockDurationMs: config.worker.lockMs,
-        stalledIntervalMs: Math.max(250, Math.floor(config.worker.lockMs / 2)),
-        onError: onceASecond((error) => logger.warn('queue connection error', { error: error.message })),
-      })
-    : createInProcessGenerationQueue({ attempts: config.worker.attempts, backoffMs: config.worker.backoffMs });
+  const queue =
+    config.redis && bull
+      ? bull.createBullGenerationQueue({
+          redisUrl: config.redis.url,
+          prefix: config.redis.prefix,
+          attempts: config.worker.attempts,
+          backoffMs: config.worker.backoffMs,
+          // A crashed worker's job is taken over once its lock lapses and the stall check runs.
+          lockDurationMs: config.worker.lockMs,
+          stalledIntervalMs: Math.max(250, Math.floor(config.worker.lockMs / 2)),
+          onError: onceASecond((error) => logger.warn('queue connection error', { error: error.message })),
+        })
+      : createInProcessGenerationQueue({ attempts: config.worker.attempts, backoffMs: config.worker.backoffMs });
   // Webhook deliveries: the same queue port on a queue of its own; retries up to about a day.
-  const webhookQueue = config.redis && bull
-    ? bull.createBullGenerationQueue({
-        redisUrl: config.redis.url,
-        prefix: config.redis.prefix,
-        queueName: 'webhooks',
-        // Deliveries are short and bounded per job (WEBHOOK_TIMEOUT_MS): first come, first served.
-        fair: false,
-        attempts: config.webhooks.attempts,
-        backoffMs: config.webhooks.backoffMs,
-        onError: onceASecond((error) => logger.warn('webhook queue connection error', { error: error.message })),
-      })
-    : createInProcessGenerationQueue({ attempts: config.webhooks.attempts, backoffMs: config.webhooks.backoffMs });
+  const webhookQueue =
+    config.redis && bull
+      ? bull.createBullGenerationQueue({
+          redisUrl: config.redis.url,
+          prefix: config.redis.prefix,
+          queueName: 'webhooks',
+          // Deliveries are short and bounded per job (WEBHOOK_TIMEOUT_MS): first come, first served.
+          fair: false,
+          attempts: config.webhooks.attempts,
+          backoffMs: config.webhooks.backoffMs,
+          onError: onceASecond((error) => logger.warn('webhook queue connection error', { error: error.message })),
+        })
+      : createInProcessGenerationQueue({ attempts: config.webhooks.attempts, backoffMs: config.webhooks.backoffMs });
   const webhookStore = createWebhookRepository(db.prisma, { logDays: config.webhooks.logDays, now });
   const webhookNotifier = createWebhookNotifier({
     jobStore,
@@ -241,7 +249,10 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     ? createRedisInvalidationBus({
         publisher: redis,
         // Subscriber mode needs a connection of its own; it resubscribes by itself after a reconnect.
-        subscriber: redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, enableAutoPipelining: false }).on('error', onceASecond((error) => logger.warn('invalidation bus connection error', { error: error.message }))),
+        subscriber: redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, enableAutoPipelining: false }).on(
+          'error',
+          onceASecond((error) => logger.warn('invalidation bus connection error', { error: error.message })),
+        ),
         prefix,
         onError: (error) => logger.warn('invalidation bus error', { error }),
       })
@@ -253,15 +264,28 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     const limits = models.get(backend)?.limits;
     return limits ? breakerPolicyFor(breakerPolicy!, limits) : breakerPolicy!;
   };
-  const breaker = breakerPolicy && createBackendBreaker({ store: redis ? createRedisBreakerStore({ redis, prefix }) : createMemoryBreakerStore(), policy: policyOf, now: () => now().getTime() });
-  const metrics = createMetrics({ queueDepth: () => queue.depth(), ...(breaker && { modelHealth: () => breaker.health(models.ids) }), ...(db.threadMemory && { databaseThreadMemory: db.threadMemory }) });
-  const events = countCacheHits(createEventRecorder({
-    write: (batch) => eventRepository.insertMany(batch),
-    onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
-    // PGlite runs one statement at a time (on its own thread): with one small batch in flight, a
-    // request's query never waits behind more than one analytics write.
-    ...(db.kind === 'pglite' && { maxWritesInFlight: 1, batchSize: 100 }),
-  }), metrics);
+  const breaker =
+    breakerPolicy &&
+    createBackendBreaker({
+      store: redis ? createRedisBreakerStore({ redis, prefix }) : createMemoryBreakerStore(),
+      policy: policyOf,
+      now: () => now().getTime(),
+    });
+  const metrics = createMetrics({
+    queueDepth: () => queue.depth(),
+    ...(breaker && { modelHealth: () => breaker.health(models.ids) }),
+    ...(db.threadMemory && { databaseThreadMemory: db.threadMemory }),
+  });
+  const events = countCacheHits(
+    createEventRecorder({
+      write: (batch) => eventRepository.insertMany(batch),
+      onDropped: (count, reason, error) => logger.warn('analytics events dropped', { count, reason, error }),
+      // PGlite runs one statement at a time (on its own thread): with one small batch in flight, a
+      // request's query never waits behind more than one analytics write.
+      ...(db.kind === 'pglite' && { maxWritesInFlight: 1, batchSize: 100 }),
+    }),
+    metrics,
+  );
 
   const singleFlight = redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight();
   const activeJobs = redis ? createRedisActiveJobs({ redis, prefix }) : createMemoryActiveJobs();

@@ -29,7 +29,15 @@ describe.each(bothDatabases)('instant mode with INSTANT_EMBEDDINGS=local (%s)', 
         FROM unnest(${prompts}::text[]) WITH ORDINALITY AS t(p, n)`;
       const library = createLibraryRepository(db.prisma);
       expect(await createLibraryIndexer({ library, embedder }).indexPending()).toBe(3);
-      const instant = createInstantService({ library, embedder, saveCopy: async () => undefined, storage: { publicUrl: (k) => k }, now: () => new Date(), libraryDelaySeconds: 0, minScore: config.instantMinScore });
+      const instant = createInstantService({
+        library,
+        embedder,
+        saveCopy: async () => undefined,
+        storage: { publicUrl: (k) => k },
+        now: () => new Date(),
+        libraryDelaySeconds: 0,
+        minScore: config.instantMinScore,
+      });
       const lighthouse = await db.prisma.image.findFirstOrThrow({ where: { prompt: prompts[1] } });
       const fox = await db.prisma.image.findFirstOrThrow({ where: { prompt: prompts[0] } });
 
@@ -49,10 +57,21 @@ describe('the server process with INSTANT_EMBEDDINGS=local (built bundle, onnxru
   const start = (modelDir: string) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'promptpix-local-model-server-'));
     dataDirs.push(dataDir);
-    return startServiceProcess('server', { INSTANT_EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: modelDir, DATA_DIR: dataDir, PORT: '0', STYLE_PREVIEWS: 'off', LOG_FORMAT: 'json', NODE_ENV: 'test', ADMIN_TOKEN: 'local-model-admin-token-0123456789' });
+    return startServiceProcess('server', {
+      INSTANT_EMBEDDINGS: 'local',
+      EMBEDDINGS_MODEL_DIR: modelDir,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      STYLE_PREVIEWS: 'off',
+      LOG_FORMAT: 'json',
+      NODE_ENV: 'test',
+      ADMIN_TOKEN: 'local-model-admin-token-0123456789',
+    });
   };
   const dataDirs: string[] = [];
-  afterAll(() => dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  afterAll(() => {
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('starts with the model loaded', async () => {
     const server = start(writeTinyModel({ poolingMode: 'mean_tokens' }).dir);

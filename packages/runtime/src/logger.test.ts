@@ -4,12 +4,17 @@ import { createLogger, redact, runWithRequestId } from './logger';
 
 const capture = () => {
   const lines: string[] = [];
-  const stream = new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) });
+  const stream = new Writable({
+    write: (chunk, _e, done) => {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   return { lines, transport: new winston.transports.Stream({ stream }) };
 };
 
 describe('logger', () => {
-  const key = 'sk_live_' + 'A1b2'.repeat(10);
+  const key = `sk_live_${'A1b2'.repeat(10)}`;
 
   it.each([
     [`calling with ${key}`, 'calling with sk_live_[redacted]'],

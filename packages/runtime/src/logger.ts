@@ -51,7 +51,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const pretty = winston.format.combine(
     winston.format.colorize(),
     winston.format.printf(({ timestamp, level, message, service, requestId, ...rest }) => {
-      const extra = Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '';
+      const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
       return `${timestamp} ${level} [${service}]${requestId ? ` (${requestId})` : ''} ${message}${extra}`;
     }),
   );

@@ -9,7 +9,16 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { AppError, isJobDeferred, type BackendHealth, type EventRecorder, type GenerationJobHandler, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
+import {
+  AppError,
+  isJobDeferred,
+  type BackendHealth,
+  type EventRecorder,
+  type GenerationJobHandler,
+  type GenerationService,
+  type ImageModel,
+  type QueueDepth,
+} from '@promptpix/core';
 import { statusAnswer, type DependencyStatus } from './dependency-answer';
 import { withTimeout } from './timeout';
 import { readinessAnswer, type Lifecycle } from './lifecycle';
@@ -88,12 +97,21 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         }
       },
     });
-  queueGauge('promptpix_queue_jobs', 'Generation jobs in the queue by state (read from the queue on scrape; every process reports the same queue)', ['state'], (gauge, depth) => {
-    for (const state of ['waiting', 'active', 'delayed', 'failed'] as const) gauge.set({ state }, depth[state]);
-  });
+  queueGauge(
+    'promptpix_queue_jobs',
+    'Generation jobs in the queue by state (read from the queue on scrape; every process reports the same queue)',
+    ['state'],
+    (gauge, depth) => {
+      for (const state of ['waiting', 'active', 'delayed', 'failed'] as const) gauge.set({ state }, depth[state]);
+    },
+  );
   // Labelled by queue so that an unreachable queue leaves no sample (an unlabelled gauge always shows 0).
-  queueGauge('promptpix_queue_accounts_waiting', 'Accounts with at least one job waiting (each takes its turn in the fair order)', ['queue'], (gauge, depth) => gauge.set({ queue: 'generation' }, depth.groupsWaiting));
-  queueGauge('promptpix_queue_largest_account_backlog', 'The most jobs one account has waiting', ['queue'], (gauge, depth) => gauge.set({ queue: 'generation' }, depth.largestGroupBacklog));
+  queueGauge('promptpix_queue_accounts_waiting', 'Accounts with at least one job waiting (each takes its turn in the fair order)', ['queue'], (gauge, depth) =>
+    gauge.set({ queue: 'generation' }, depth.groupsWaiting),
+  );
+  queueGauge('promptpix_queue_largest_account_backlog', 'The most jobs one account has waiting', ['queue'], (gauge, depth) =>
+    gauge.set({ queue: 'generation' }, depth.largestGroupBacklog),
+  );
 
   const modelHealth = options.modelHealth;
   if (modelHealth) {
@@ -106,7 +124,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         this.reset();
         try {
           const health = await withTimeout(modelHealth(), queueTimeoutMs);
-          for (const [model, current] of Object.entries(health)) for (const state of ['up', 'down', 'probing'] as const) this.set({ model, state }, current === state ? 1 : 0);
+          for (const [model, current] of Object.entries(health))
+            for (const state of ['up', 'down', 'probing'] as const) this.set({ model, state }, current === state ? 1 : 0);
         } catch {
           // Breaker store unreachable: no samples rather than a guess.
         }
@@ -146,15 +165,29 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       buckets: HTTP_BUCKETS,
       registers,
     }),
-    rateLimitRejections: new Counter({ name: 'promptpix_rate_limit_rejections_total', help: 'Requests refused by the per-key rate limit (429)', labelNames: ['route'] as const, registers }),
-    quotaRejections: new Counter({ name: 'promptpix_quota_rejections_total', help: 'Fresh generations refused because the monthly quota is used up', registers }),
+    rateLimitRejections: new Counter({
+      name: 'promptpix_rate_limit_rejections_total',
+      help: 'Requests refused by the per-key rate limit (429)',
+      labelNames: ['route'] as const,
+      registers,
+    }),
+    quotaRejections: new Counter({
+      name: 'promptpix_quota_rejections_total',
+      help: 'Fresh generations refused because the monthly quota is used up',
+      registers,
+    }),
     generationRequests: new Counter({
       name: 'promptpix_generation_requests_total',
       help: 'Generation starts by outcome (cached, derived, joined, generated)',
       labelNames: ['outcome'] as const,
       registers,
     }),
-    cacheHits: new Counter({ name: 'promptpix_cache_hits_total', help: 'Render-cache hits (exact image, or a derived size/format)', labelNames: ['kind'] as const, registers }),
+    cacheHits: new Counter({
+      name: 'promptpix_cache_hits_total',
+      help: 'Render-cache hits (exact image, or a derived size/format)',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
     generationDuration: new Histogram({
       name: 'promptpix_generation_duration_seconds',
       help: 'Duration of one generation job attempt in a worker',
@@ -162,7 +195,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       buckets: JOB_BUCKETS,
       registers,
     }),
-    generationFailures: new Counter({ name: 'promptpix_generation_failures_total', help: 'Generation jobs that failed for good', labelNames: ['provider'] as const, registers }),
+    generationFailures: new Counter({
+      name: 'promptpix_generation_failures_total',
+      help: 'Generation jobs that failed for good',
+      labelNames: ['provider'] as const,
+      registers,
+    }),
     modelDuration: new Histogram({
       name: 'promptpix_model_duration_seconds',
       help: 'Duration of one image model call',
@@ -170,8 +208,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       buckets: JOB_BUCKETS,
       registers,
     }),
-    modelSlowCalls: new Counter({ name: 'promptpix_model_slow_calls_total', help: "Model calls still in flight past their backend's slow-call threshold (the breaker counts each as bad)", labelNames: ['model'] as const, registers }),
-    modelDeferrals: new Counter({ name: 'promptpix_model_deferrals_total', help: 'Jobs put back in the queue for a while because their backend had as many calls in flight as it may (its bulkhead)', labelNames: ['model'] as const, registers }),
+    modelSlowCalls: new Counter({
+      name: 'promptpix_model_slow_calls_total',
+      help: "Model calls still in flight past their backend's slow-call threshold (the breaker counts each as bad)",
+      labelNames: ['model'] as const,
+      registers,
+    }),
+    modelDeferrals: new Counter({
+      name: 'promptpix_model_deferrals_total',
+      help: 'Jobs put back in the queue for a while because their backend had as many calls in flight as it may (its bulkhead)',
+      labelNames: ['model'] as const,
+      registers,
+    }),
     async scrape() {
       if (!processMetrics) {
         processMetrics = true;

@@ -19,25 +19,70 @@ describe('parseModelsFile', () => {
     const file = parseModelsFile(two, { OPENAI_KEY: 'sk-secret' }, defaults);
     expect(file.defaultId).toBe('gpu');
     expect(file.entries).toEqual([
-      { id: 'gpu', config: expect.objectContaining({ provider: 'a1111', baseUrl: 'http://gpu:7860', steps: 30, retry: { attempts: 3 } }), sizes: ['1024x1024', '1152x896'], fallback: 'hosted' },
+      {
+        id: 'gpu',
+        config: expect.objectContaining({ provider: 'a1111', baseUrl: 'http://gpu:7860', steps: 30, retry: { attempts: 3 } }),
+        sizes: ['1024x1024', '1152x896'],
+        fallback: 'hosted',
+      },
       { id: 'hosted', config: expect.objectContaining({ provider: 'openai', apiKey: 'sk-secret', model: 'gpt-image-1', arbitrarySizes: false }) },
     ]);
   });
 
   const bad: Array<[string, unknown, NodeJS.ProcessEnv, string]> = [
-    ['an unknown backend', { default: 'a', models: { a: { backend: 'dalle' } } }, {}, 'models.a.backend: must be one of procedural, openai, replicate, a1111, comfyui'],
-    ['a bad URL', { default: 'a', models: { a: { backend: 'a1111', baseUrl: 'gpu:7860' } } }, {}, 'models.a.baseUrl: must be a URL starting with http:// or https://'],
+    [
+      'an unknown backend',
+      { default: 'a', models: { a: { backend: 'dalle' } } },
+      {},
+      'models.a.backend: must be one of procedural, openai, replicate, a1111, comfyui',
+    ],
+    [
+      'a bad URL',
+      { default: 'a', models: { a: { backend: 'a1111', baseUrl: 'gpu:7860' } } },
+      {},
+      'models.a.baseUrl: must be a URL starting with http:// or https://',
+    ],
     ['a misspelt setting', { default: 'a', models: { a: { backend: 'a1111', baseURL: 'http://gpu' } } }, {}, 'models.a'],
     ['a missing required setting', { default: 'a', models: { a: { backend: 'replicate', version: 'x' } } }, {}, 'models.a.apiToken'],
     ['a bad size', { default: 'a', models: { a: { backend: 'procedural', sizes: ['big'] } } }, {}, 'models.a.sizes.0: must be WxH, e.g. 1024x1024'],
-    ['half of basic auth', { default: 'a', models: { a: { backend: 'a1111', username: 'u' } } }, {}, 'models.a.password: set both username and password or neither'],
+    [
+      'half of basic auth',
+      { default: 'a', models: { a: { backend: 'a1111', username: 'u' } } },
+      {},
+      'models.a.password: set both username and password or neither',
+    ],
     ['a default that is not a model', { default: 'b', models: { a: { backend: 'procedural' } } }, {}, 'default: "b" is not one of the models'],
-    ['a fallback that is not a model', { default: 'a', models: { a: { backend: 'procedural', fallback: 'c' } } }, {}, 'models.a.fallback: "c" is not one of the models'],
-    ['a model falling back to itself', { default: 'a', models: { a: { backend: 'procedural', fallback: 'a' } } }, {}, 'models.a.fallback: must name another model'],
-    ['an unset variable', { default: 'a', models: { a: { backend: 'openai', apiKey: '${NOPE}' } } }, {}, 'models.a.apiKey: refers to ${NOPE}, which is not set'],
+    [
+      'a fallback that is not a model',
+      { default: 'a', models: { a: { backend: 'procedural', fallback: 'c' } } },
+      {},
+      'models.a.fallback: "c" is not one of the models',
+    ],
+    [
+      'a model falling back to itself',
+      { default: 'a', models: { a: { backend: 'procedural', fallback: 'a' } } },
+      {},
+      'models.a.fallback: must name another model',
+    ],
+    [
+      'an unset variable',
+      { default: 'a', models: { a: { backend: 'openai', apiKey: '${NOPE}' } } },
+      {},
+      'models.a.apiKey: refers to ${NOPE}, which is not set',
+    ],
     ['no models', { default: 'a', models: {} }, {}, 'models: must name at least one model'],
-    ['a comfyui entry without a workflow', { default: 'a', models: { a: { backend: 'comfyui' } } }, {}, 'models.a.workflow: set exactly one of workflow and workflowFile'],
-    ['a comfyui workflow file that is not there', { default: 'a', models: { a: { backend: 'comfyui', workflowFile: '/nonexistent/workflow.json' } } }, {}, 'models.a.workflowFile: cannot read /nonexistent/workflow.json (ENOENT)'],
+    [
+      'a comfyui entry without a workflow',
+      { default: 'a', models: { a: { backend: 'comfyui' } } },
+      {},
+      'models.a.workflow: set exactly one of workflow and workflowFile',
+    ],
+    [
+      'a comfyui workflow file that is not there',
+      { default: 'a', models: { a: { backend: 'comfyui', workflowFile: '/nonexistent/workflow.json' } } },
+      {},
+      'models.a.workflowFile: cannot read /nonexistent/workflow.json (ENOENT)',
+    ],
     ['a bad model id', { default: 'a', models: { 'a b': { backend: 'procedural' } } }, {}, 'models.a b'],
     ['not an object', [1, 2], {}, '(file)'],
   ];
@@ -45,8 +90,15 @@ describe('parseModelsFile', () => {
     expect(() => parseModelsFile(json, env, defaults)).toThrow(expected);
   });
 
-  it('reads a comfyui entry\'s workflow from its file', () => {
-    const file = parseModelsFile({ default: 'comfy', models: { comfy: { backend: 'comfyui', baseUrl: 'http://gpu:8188', workflowFile: 'docs/backends/comfyui-workflow.json', steps: 20 } } }, {}, defaults);
+  it("reads a comfyui entry's workflow from its file", () => {
+    const file = parseModelsFile(
+      {
+        default: 'comfy',
+        models: { comfy: { backend: 'comfyui', baseUrl: 'http://gpu:8188', workflowFile: 'docs/backends/comfyui-workflow.json', steps: 20 } },
+      },
+      {},
+      defaults,
+    );
     const config = file.entries[0].config as { provider: string; workflow: Record<string, unknown>; steps: number };
     expect(config).toEqual(expect.objectContaining({ provider: 'comfyui', baseUrl: 'http://gpu:8188', steps: 20 }));
     expect(Object.keys(config.workflow).length).toBeGreaterThan(3);
@@ -103,7 +155,10 @@ describe('MODELS_FILE in loadConfig', () => {
 
   it('the breaker rules come from MODEL_BREAKER_*; 0 failures turns it off', () => {
     expect(loadConfig({}).models.breaker).toMatchObject({ failures: 3, failureRate: 0.5, windowCalls: 10, windowMs: 600_000, coolOffMs: 30_000 });
-    expect(loadConfig({ MODEL_BREAKER_FAILURES: '2', MODEL_BREAKER_COOLOFF_MS: '1000', MODEL_BREAKER_FAILURE_RATE: '40', MODEL_BREAKER_WINDOW_CALLS: '20' }).models.breaker).toMatchObject({ failures: 2, coolOffMs: 1000, failureRate: 0.4, windowCalls: 20 });
+    expect(
+      loadConfig({ MODEL_BREAKER_FAILURES: '2', MODEL_BREAKER_COOLOFF_MS: '1000', MODEL_BREAKER_FAILURE_RATE: '40', MODEL_BREAKER_WINDOW_CALLS: '20' }).models
+        .breaker,
+    ).toMatchObject({ failures: 2, coolOffMs: 1000, failureRate: 0.4, windowCalls: 20 });
     expect(loadConfig({ MODEL_BREAKER_FAILURES: '0' }).models.breaker).toBeNull();
   });
 
@@ -129,14 +184,20 @@ describe('MODELS_FILE in loadConfig', () => {
       hosted: { timeoutMs: 200_000, slowCallMs: 100_000, maxInFlight: 16, maxInFlightPerWorker: 2 },
       sketch: { timeoutMs: null, slowCallMs: null, maxInFlight: null, maxInFlightPerWorker: 3 },
     });
-    expect(limitsOf({ MODELS_FILE: file, MODEL_TIMEOUT_MS: '60000', MODEL_MAX_IN_FLIGHT: '0', MODEL_MAX_IN_FLIGHT_PER_WORKER: '1', WORKER_CONCURRENCY: '8' })).toEqual({
+    expect(
+      limitsOf({ MODELS_FILE: file, MODEL_TIMEOUT_MS: '60000', MODEL_MAX_IN_FLIGHT: '0', MODEL_MAX_IN_FLIGHT_PER_WORKER: '1', WORKER_CONCURRENCY: '8' }),
+    ).toEqual({
       gpu: { timeoutMs: 60_000, slowCallMs: 70_000, maxInFlight: 4, maxInFlightPerWorker: 1 },
       hosted: { timeoutMs: 200_000, slowCallMs: 100_000, maxInFlight: null, maxInFlightPerWorker: 2 },
       sketch: { timeoutMs: null, slowCallMs: null, maxInFlight: null, maxInFlightPerWorker: 1 },
     });
     // One model: every slot of the worker is its own.
-    expect(limitsOf({ MODEL_PROVIDER: 'a1111', MODEL_SLOW_CALL_MS: '30000' })).toEqual({ a1111: { timeoutMs: 90_000, slowCallMs: 30_000, maxInFlight: 2, maxInFlightPerWorker: 4 } });
-    expect(() => loadConfig({ MODELS_FILE: write('bad-limits.json', JSON.stringify({ default: 'a', models: { a: { backend: 'a1111', maxInFlightPerWorker: 0 } } })) })).toThrow(/models\.a\.maxInFlightPerWorker/);
+    expect(limitsOf({ MODEL_PROVIDER: 'a1111', MODEL_SLOW_CALL_MS: '30000' })).toEqual({
+      a1111: { timeoutMs: 90_000, slowCallMs: 30_000, maxInFlight: 2, maxInFlightPerWorker: 4 },
+    });
+    expect(() =>
+      loadConfig({ MODELS_FILE: write('bad-limits.json', JSON.stringify({ default: 'a', models: { a: { backend: 'a1111', maxInFlightPerWorker: 0 } } })) }),
+    ).toThrow(/models\.a\.maxInFlightPerWorker/);
   });
 });
 
@@ -152,11 +213,19 @@ describe('createModelRegistry', () => {
     }));
     await registry.get('gpu')!.model.generate({ prompt: 'p', strength: 1, seed: 1, width: 1920, height: 1088 });
     await registry.get('gpu')!.model.generate({ prompt: 'p', strength: 1, seed: 1, width: 512, height: 512 });
-    expect(asked).toEqual([[1344, 768], [1024, 1024]]);
+    expect(asked).toEqual([
+      [1344, 768],
+      [1024, 1024],
+    ]);
   });
 
   it('refuses two models with one id and a fallback that is not served', () => {
-    expect(() => createModelRegistry([{ id: 'a', config: { provider: 'procedural' } }, { id: 'a', config: { provider: 'procedural' } }])).toThrow('Two models have the id "a"');
+    expect(() =>
+      createModelRegistry([
+        { id: 'a', config: { provider: 'procedural' } },
+        { id: 'a', config: { provider: 'procedural' } },
+      ]),
+    ).toThrow('Two models have the id "a"');
     expect(() => createModelRegistry([{ id: 'a', config: { provider: 'procedural' }, fallback: 'b' }])).toThrow('falls back to "b"');
   });
 });

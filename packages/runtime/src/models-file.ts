@@ -41,7 +41,10 @@ interface Defaults {
   limits?: BackendLimitSettings;
 }
 
-const common = (e: { timeoutMs?: number; httpAttempts?: number }, d: Defaults) => ({ timeoutMs: e.timeoutMs ?? d.timeoutMs, retry: { attempts: e.httpAttempts ?? d.httpAttempts } });
+const common = (e: { timeoutMs?: number; httpAttempts?: number }, d: Defaults) => ({
+  timeoutMs: e.timeoutMs ?? d.timeoutMs,
+  retry: { attempts: e.httpAttempts ?? d.httpAttempts },
+});
 
 /**
  * The backends a model entry may name: its settings' schema and how they become the adapter's
@@ -62,7 +65,10 @@ const BACKENDS = {
       quality: z.string().optional(),
       arbitrarySizes: z.boolean().optional(),
     }),
-    toConfig: (e: { baseUrl?: string; apiKey?: string; model: string; quality?: string; arbitrarySizes?: boolean; timeoutMs?: number; httpAttempts?: number }, d: Defaults): ModelConfig => ({
+    toConfig: (
+      e: { baseUrl?: string; apiKey?: string; model: string; quality?: string; arbitrarySizes?: boolean; timeoutMs?: number; httpAttempts?: number },
+      d: Defaults,
+    ): ModelConfig => ({
       provider: 'openai',
       ...common(e, d),
       baseUrl: e.baseUrl,
@@ -83,7 +89,19 @@ const BACKENDS = {
       sizeInput: z.enum(['dimensions', 'aspect_ratio']).optional(),
       pollIntervalMs: z.number().int().min(100).max(60_000).optional(),
     }),
-    toConfig: (e: { baseUrl?: string; apiToken: string; version: string; input?: Record<string, unknown>; sizeInput?: 'dimensions' | 'aspect_ratio'; pollIntervalMs?: number; timeoutMs?: number; httpAttempts?: number }, d: Defaults): ModelConfig => ({
+    toConfig: (
+      e: {
+        baseUrl?: string;
+        apiToken: string;
+        version: string;
+        input?: Record<string, unknown>;
+        sizeInput?: 'dimensions' | 'aspect_ratio';
+        pollIntervalMs?: number;
+        timeoutMs?: number;
+        httpAttempts?: number;
+      },
+      d: Defaults,
+    ): ModelConfig => ({
       provider: 'replicate',
       ...common(e, d),
       baseUrl: e.baseUrl,
@@ -112,7 +130,20 @@ const BACKENDS = {
       })
       .refine((e) => !!e.username === !!e.password, { error: 'set both username and password or neither', path: ['password'] }),
     toConfig: (
-      e: { baseUrl?: string; username?: string; password?: string; steps?: number; samplerName?: string; cfgScale?: number; negativePrompt?: string; checkpoint?: string; maxSide?: number; denoisingStrength?: number; timeoutMs?: number; httpAttempts?: number },
+      e: {
+        baseUrl?: string;
+        username?: string;
+        password?: string;
+        steps?: number;
+        samplerName?: string;
+        cfgScale?: number;
+        negativePrompt?: string;
+        checkpoint?: string;
+        maxSide?: number;
+        denoisingStrength?: number;
+        timeoutMs?: number;
+        httpAttempts?: number;
+      },
       d: Defaults,
     ): ModelConfig => ({
       provider: 'a1111',
@@ -143,9 +174,22 @@ const BACKENDS = {
         maxSide: z.number().int().min(64).max(8192).optional(),
         pollIntervalMs: z.number().int().min(50).max(60_000).optional(),
       })
-      .refine((e) => (e.workflow === undefined) !== (e.workflowFile === undefined), { error: 'set exactly one of workflow and workflowFile', path: ['workflow'] }),
+      .refine((e) => (e.workflow === undefined) !== (e.workflowFile === undefined), {
+        error: 'set exactly one of workflow and workflowFile',
+        path: ['workflow'],
+      }),
     toConfig: (
-      e: { baseUrl?: string; workflow?: Record<string, unknown>; workflowFile?: string; nodes?: Record<string, string>; steps?: number; maxSide?: number; pollIntervalMs?: number; timeoutMs?: number; httpAttempts?: number },
+      e: {
+        baseUrl?: string;
+        workflow?: Record<string, unknown>;
+        workflowFile?: string;
+        nodes?: Record<string, string>;
+        steps?: number;
+        maxSide?: number;
+        pollIntervalMs?: number;
+        timeoutMs?: number;
+        httpAttempts?: number;
+      },
       d: Defaults,
     ): ModelConfig => ({
       provider: 'comfyui',
@@ -182,7 +226,9 @@ const entrySchema = z.looseObject({ backend: z.enum(backendNames, { error: `must
 
 const fileSchema = z.strictObject({
   default: z.string().regex(MODEL_ID, 'must be a model id'),
-  models: z.record(z.string().regex(MODEL_ID, 'a model id: letters, digits and . _ : / -, up to 100 characters'), z.unknown()).refine((m) => Object.keys(m).length > 0, 'must name at least one model'),
+  models: z
+    .record(z.string().regex(MODEL_ID, 'a model id: letters, digits and . _ : / -, up to 100 characters'), z.unknown())
+    .refine((m) => Object.keys(m).length > 0, 'must name at least one model'),
 });
 
 export class ModelsFileError extends Error {
@@ -251,9 +297,17 @@ export function parseModelsFile(json: unknown, env: NodeJS.ProcessEnv, defaults:
       problems.push(`${pathText(at)}.${error.message}`);
       continue;
     }
-    const own = Object.fromEntries(Object.entries({ slowCallMs: e.slowCallMs, maxInFlight: e.maxInFlight, maxInFlightPerWorker: e.maxInFlightPerWorker }).filter(([, v]) => v !== undefined));
+    const own = Object.fromEntries(
+      Object.entries({ slowCallMs: e.slowCallMs, maxInFlight: e.maxInFlight, maxInFlightPerWorker: e.maxInFlightPerWorker }).filter(([, v]) => v !== undefined),
+    );
     const limits: BackendLimitSettings = { ...defaults.limits, ...own };
-    entries.push({ id, config, ...(e.sizes && { sizes: e.sizes }), ...(e.fallback && { fallback: e.fallback }), ...(Object.keys(limits).length > 0 && { limits }) });
+    entries.push({
+      id,
+      config,
+      ...(e.sizes && { sizes: e.sizes }),
+      ...(e.fallback && { fallback: e.fallback }),
+      ...(Object.keys(limits).length > 0 && { limits }),
+    });
   }
   const ids = new Set(Object.keys(top.data.models));
   if (!ids.has(top.data.default)) problems.push(`default: "${top.data.default}" is not one of the models`);

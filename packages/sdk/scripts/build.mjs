@@ -12,7 +12,10 @@ rmSync(dist, { recursive: true, force: true });
 
 // The SDK imports @promptpix/contracts for types only, so a bundle holds nothing but its own sources.
 const bundle = { entryPoints: [join(root, 'src', 'index.ts')], bundle: true, platform: 'neutral', target: 'es2022', sourcemap: true, logLevel: 'warning' };
-await Promise.all([build({ ...bundle, format: 'esm', outfile: join(dist, 'index.mjs') }), build({ ...bundle, format: 'cjs', outfile: join(dist, 'index.cjs') })]);
+await Promise.all([
+  build({ ...bundle, format: 'esm', outfile: join(dist, 'index.mjs') }),
+  build({ ...bundle, format: 'cjs', outfile: join(dist, 'index.cjs') }),
+]);
 
 let ts;
 try {

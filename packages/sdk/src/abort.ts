@@ -35,5 +35,10 @@ export function anySignal(signals: Array<AbortSignal | undefined>): { signal: Ab
     source.addEventListener('abort', onAbort, { once: true });
     detach.push(() => source.removeEventListener('abort', onAbort));
   }
-  return { signal: controller.signal, dispose: () => detach.forEach((undo) => undo()) };
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const undo of detach) undo();
+    },
+  };
 }

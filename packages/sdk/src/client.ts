@@ -91,7 +91,12 @@ export class PromptPix {
 
   /** The closest shared-library image at once, free of quota (secret key). Nothing close enough: NotFoundError. */
   async instant(body: GenerateInput, options: RequestOptions = {}): Promise<InstantResult> {
-    const { data } = await this.#transport.json<InstantResult>({ method: 'POST', path: '/api/v1/generate', body: { ...body, mode: 'instant' }, signal: options.signal });
+    const { data } = await this.#transport.json<InstantResult>({
+      method: 'POST',
+      path: '/api/v1/generate',
+      body: { ...body, mode: 'instant' },
+      signal: options.signal,
+    });
     return data;
   }
 
@@ -124,7 +129,12 @@ export class PromptPix {
     const path = `/api/v1/job/${segment(jobId)}/events`;
     return followJobEvents(
       (lastEventId, signal) =>
-        this.#transport.send({ method: 'GET', path, signal, headers: { accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) } }),
+        this.#transport.send({
+          method: 'GET',
+          path,
+          signal,
+          headers: { accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) },
+        }),
       options,
     );
   }
@@ -170,7 +180,7 @@ export class PromptPix {
     const location = response.headers.get('location');
     await response.body?.cancel().catch(() => undefined);
     if (response.type === 'opaqueredirect') {
-      throw new PromptPixError('This runtime hides redirects (a browser): image() is for servers; use the job\'s imageUrl instead', { status: 0, body: null });
+      throw new PromptPixError("This runtime hides redirects (a browser): image() is for servers; use the job's imageUrl instead", { status: 0, body: null });
     }
     if (!location) throw new PromptPixError(`GET ${path}: expected a redirect, got HTTP ${response.status}`, { status: response.status, body: null });
     return new URL(location, this.baseUrl + path).href;
@@ -198,7 +208,9 @@ export class PromptPix {
 
   /** Every preset with category, tier and preview; sends no key. */
   async publicStyles(options: RequestOptions = {}): Promise<PublicStyle[]> {
-    return (await this.#transport.json<{ styles: PublicStyle[] }>({ method: 'GET', path: '/api/v1/styles/public', authenticated: false, signal: options.signal })).data.styles;
+    return (
+      await this.#transport.json<{ styles: PublicStyle[] }>({ method: 'GET', path: '/api/v1/styles/public', authenticated: false, signal: options.signal })
+    ).data.styles;
   }
 
   /** The account's characters (secret key); reference images are never returned. */
@@ -208,7 +220,9 @@ export class PromptPix {
 
   /** Resolves 1 to 50 elements in one call (either key): one result per element, in order; one failing element never fails the batch. */
   async embedResolve(elements: EmbedElementInput[], options: RequestOptions = {}): Promise<EmbedResult[]> {
-    return (await this.#transport.json<{ results: EmbedResult[] }>({ method: 'POST', path: '/api/v1/embed/resolve', body: { elements }, signal: options.signal })).data.results;
+    return (
+      await this.#transport.json<{ results: EmbedResult[] }>({ method: 'POST', path: '/api/v1/embed/resolve', body: { elements }, signal: options.signal })
+    ).data.results;
   }
 
   /** Liveness of the service (GET /api/health); sends no key. */

@@ -52,7 +52,12 @@ describe('@promptpix/sdk from plain node', () => {
       console.log(JSON.stringify({ health, statuses, notFound: missing instanceof NotFoundError, status: missing.status }));
       `,
     );
-    expect(result).toEqual({ health: { status: 'ok', service: expect.any(String), timestamp: expect.any(String) }, statuses: expect.arrayContaining(['completed']), notFound: true, status: 404 });
+    expect(result).toEqual({
+      health: { status: 'ok', service: expect.any(String), timestamp: expect.any(String) },
+      statuses: expect.arrayContaining(['completed']),
+      notFound: true,
+      status: 404,
+    });
     expect(result.statuses.at(-1)).toBe('completed');
   });
 
@@ -65,7 +70,11 @@ describe('@promptpix/sdk from plain node', () => {
       pp.health().then((health) => console.log(JSON.stringify({ health, url: pp.renderUrl({ prompt: 'a fox', seed: 3 }), errors: typeof PromptPixError })));
       `,
     );
-    expect(result).toEqual({ health: expect.objectContaining({ status: 'ok' }), url: `${service.baseUrl}/api/v1/render?prompt=a+fox&seed=3&key=${account.secretKey}`, errors: 'function' });
+    expect(result).toEqual({
+      health: expect.objectContaining({ status: 'ok' }),
+      url: `${service.baseUrl}/api/v1/render?prompt=a+fox&seed=3&key=${account.secretKey}`,
+      errors: 'function',
+    });
   });
 
   it('ships type declarations that a TypeScript consumer resolving like Node (node16) type-checks against', () => {
@@ -76,14 +85,33 @@ describe('@promptpix/sdk from plain node', () => {
       return join(dir, name);
     };
     const good = [
-      consumer('esm.mts', `import { PromptPix, type JobProgress } from '@promptpix/sdk';\nconst pp = new PromptPix({ baseUrl: 'https://h', apiKey: 'k' });\nexport const events: AsyncGenerator<JobProgress> = pp.jobEvents('j');\nexport const health: Promise<{ status: 'ok' }> = pp.health();\n`),
-      consumer('cjs.cts', `import { PromptPix } from '@promptpix/sdk';\nexport const url: string = new PromptPix({ baseUrl: 'https://h', apiKey: 'k' }).renderUrl({ prompt: 'a', seed: 1, negativePrompt: 'b' });\n`),
+      consumer(
+        'esm.mts',
+        `import { PromptPix, type JobProgress } from '@promptpix/sdk';\nconst pp = new PromptPix({ baseUrl: 'https://h', apiKey: 'k' });\nexport const events: AsyncGenerator<JobProgress> = pp.jobEvents('j');\nexport const health: Promise<{ status: 'ok' }> = pp.health();\n`,
+      ),
+      consumer(
+        'cjs.cts',
+        `import { PromptPix } from '@promptpix/sdk';\nexport const url: string = new PromptPix({ baseUrl: 'https://h', apiKey: 'k' }).renderUrl({ prompt: 'a', seed: 1, negativePrompt: 'b' });\n`,
+      ),
     ];
-    const bad = consumer('wrong.mts', `import { PromptPix } from '@promptpix/sdk';\nexport const url: number = new PromptPix({ baseUrl: 'https://h', apiKey: 'k' }).renderUrl({ prompt: 'a' });\n`);
+    const bad = consumer(
+      'wrong.mts',
+      `import { PromptPix } from '@promptpix/sdk';\nexport const url: number = new PromptPix({ baseUrl: 'https://h', apiKey: 'k' }).renderUrl({ prompt: 'a' });\n`,
+    );
     const diagnostics = ts.getPreEmitDiagnostics(
-      ts.createProgram([...good, bad], { module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, skipLibCheck: true, types: [] }),
+      ts.createProgram([...good, bad], {
+        module: ts.ModuleKind.Node16,
+        moduleResolution: ts.ModuleResolutionKind.Node16,
+        target: ts.ScriptTarget.ES2022,
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+      }),
     );
     // The good consumers check clean; the wrong one fails, so the declarations are read, not skipped as \`any\`.
-    expect(diagnostics.map((d) => [d.file?.fileName, ts.flattenDiagnosticMessageText(d.messageText, '\n')])).toEqual([[bad, "Type 'string' is not assignable to type 'number'."]]);
+    expect(diagnostics.map((d) => [d.file?.fileName, ts.flattenDiagnosticMessageText(d.messageText, '\n')])).toEqual([
+      [bad, "Type 'string' is not assignable to type 'number'."],
+    ]);
   });
 });

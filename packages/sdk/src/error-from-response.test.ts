@@ -43,7 +43,11 @@ describe('errorFromResponse chooses the class by status', () => {
 
 describe('fields of each error', () => {
   it('400: fieldErrors and formErrors from details, named in the message', () => {
-    const error = errorFromResponse(400, { error: 'Invalid request', details: { formErrors: [], fieldErrors: { width: ['Must be a multiple of 64'], prompt: ['Required', 'Too short'] } } }, none);
+    const error = errorFromResponse(
+      400,
+      { error: 'Invalid request', details: { formErrors: [], fieldErrors: { width: ['Must be a multiple of 64'], prompt: ['Required', 'Too short'] } } },
+      none,
+    );
     expect(error).toMatchObject({ fieldErrors: { width: ['Must be a multiple of 64'], prompt: ['Required', 'Too short'] }, formErrors: [] });
     expect(error.message).toBe('Invalid request: width: Must be a multiple of 64; prompt: Required, Too short');
   });
@@ -57,8 +61,18 @@ describe('fields of each error', () => {
   });
 
   it.each([
-    ['from the body', { error: 'Generation quota exceeded', used: 100, limit: 100, resetAt: '2026-12-01T00:00:00.000Z' }, none, { used: 100, limit: 100, resetAt: '2026-12-01T00:00:00.000Z' }],
-    ['from the headers', { error: 'Generation quota exceeded' }, new Headers({ 'X-Quota-Used': '5', 'X-Quota-Limit': '5', 'X-Quota-Reset': '2026-12-02T00:00:00.000Z' }), { used: 5, limit: 5, resetAt: '2026-12-02T00:00:00.000Z' }],
+    [
+      'from the body',
+      { error: 'Generation quota exceeded', used: 100, limit: 100, resetAt: '2026-12-01T00:00:00.000Z' },
+      none,
+      { used: 100, limit: 100, resetAt: '2026-12-01T00:00:00.000Z' },
+    ],
+    [
+      'from the headers',
+      { error: 'Generation quota exceeded' },
+      new Headers({ 'X-Quota-Used': '5', 'X-Quota-Limit': '5', 'X-Quota-Reset': '2026-12-02T00:00:00.000Z' }),
+      { used: 5, limit: 5, resetAt: '2026-12-02T00:00:00.000Z' },
+    ],
     ['neither', null, none, { used: null, limit: null, resetAt: null }],
   ])('402 quota %s', (_label, body, headers, expected) => {
     expect(errorFromResponse(402, body, headers)).toMatchObject(expected);
@@ -76,7 +90,12 @@ describe('fields of each error', () => {
   });
 
   it.each([
-    ['body and headers', { error: 'Rate limit exceeded', retryAfterMs: 41_500 }, { 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '0', 'Retry-After': '42' }, { retryAfterMs: 41_500, limit: 30, remaining: 0 }],
+    [
+      'body and headers',
+      { error: 'Rate limit exceeded', retryAfterMs: 41_500 },
+      { 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '0', 'Retry-After': '42' },
+      { retryAfterMs: 41_500, limit: 30, remaining: 0 },
+    ],
     ['Retry-After only', { error: 'Rate limit exceeded' }, { 'Retry-After': '42' }, { retryAfterMs: 42_000, limit: null, remaining: null }],
     ['nothing', null, {}, { retryAfterMs: null, limit: null, remaining: null }],
   ])('429 with %s', (_label, body, headers, expected) => {
@@ -84,7 +103,13 @@ describe('fields of each error', () => {
   });
 
   it.each([
-    ['render still generating', 503, { error: 'The image is still being generated; retry shortly', jobId: 'job-1' }, { 'Retry-After': '5' }, { jobId: 'job-1', retryAfter: 5 }],
+    [
+      'render still generating',
+      503,
+      { error: 'The image is still being generated; retry shortly', jobId: 'job-1' },
+      { 'Retry-After': '5' },
+      { jobId: 'job-1', retryAfter: 5 },
+    ],
     ['a plain 500', 500, { error: 'Internal server error' }, {}, { jobId: undefined, retryAfter: undefined }],
   ])('5xx: %s', (_label, status, body, headers, expected) => {
     expect(errorFromResponse(status, body, new Headers(headers))).toMatchObject(expected);

@@ -1,4 +1,15 @@
-import { AuthenticationError, ConflictError, InvalidRequestError, NotFoundError, PermissionError, PromptPixError, QuotaExceededError, RateLimitError, ServerError, type ErrorBody } from './errors';
+import {
+  AuthenticationError,
+  ConflictError,
+  InvalidRequestError,
+  NotFoundError,
+  PermissionError,
+  PromptPixError,
+  QuotaExceededError,
+  RateLimitError,
+  ServerError,
+  type ErrorBody,
+} from './errors';
 import { quotaFromHeaders, rateLimitFromHeaders, retryAfterSeconds, type HeaderSource } from './headers';
 
 /** A response body as JSON when it is a JSON object, otherwise null (an HTML page from a proxy, an empty body). */

@@ -8,7 +8,8 @@ const parse = (...chunks: string[]): ServerSentEvent[] => {
 
 describe('createEventStreamParser', () => {
   it('reads the frames the gateway writes, comments and all', () => {
-    const stream = 'id: queued-1\nevent: status\ndata: {"status":"queued","position":1}\n\n: keep-alive\n\nid: completed\nevent: status\ndata: {"status":"completed"}\n\n';
+    const stream =
+      'id: queued-1\nevent: status\ndata: {"status":"queued","position":1}\n\n: keep-alive\n\nid: completed\nevent: status\ndata: {"status":"completed"}\n\n';
     expect(parse(stream)).toEqual([
       { id: 'queued-1', event: 'status', data: '{"status":"queued","position":1}' },
       { id: 'completed', event: 'status', data: '{"status":"completed"}' },

@@ -18,8 +18,14 @@ describe('integerHeader', () => {
 describe('quotaFromHeaders', () => {
   const reset = '2026-12-23T12:00:00.000Z';
   it.each([
-    [{ 'X-Quota-Used': '3', 'X-Quota-Limit': '100', 'X-Quota-Reset': reset }, { used: 3, limit: 100, resetAt: reset }],
-    [{ 'x-quota-used': '0', 'x-quota-limit': '0', 'x-quota-reset': reset }, { used: 0, limit: 0, resetAt: reset }],
+    [
+      { 'X-Quota-Used': '3', 'X-Quota-Limit': '100', 'X-Quota-Reset': reset },
+      { used: 3, limit: 100, resetAt: reset },
+    ],
+    [
+      { 'x-quota-used': '0', 'x-quota-limit': '0', 'x-quota-reset': reset },
+      { used: 0, limit: 0, resetAt: reset },
+    ],
     [{ 'X-Quota-Limit': '100', 'X-Quota-Reset': reset }, null],
     [{ 'X-Quota-Used': '3', 'X-Quota-Reset': reset }, null],
     [{ 'X-Quota-Used': '3', 'X-Quota-Limit': '100' }, null],
@@ -30,7 +36,10 @@ describe('quotaFromHeaders', () => {
 
 describe('rateLimitFromHeaders', () => {
   it.each([
-    [{ 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '0' }, { limit: 30, remaining: 0 }],
+    [
+      { 'X-RateLimit-Limit': '30', 'X-RateLimit-Remaining': '0' },
+      { limit: 30, remaining: 0 },
+    ],
     [{ 'X-RateLimit-Limit': '30' }, { limit: 30, remaining: null }],
     [{}, { limit: null, remaining: null }],
   ])('%j → %j', (values, expected) => expect(rateLimitFromHeaders(headers(values))).toEqual(expected));

@@ -1,7 +1,12 @@
 import { followJobEvents } from './job-events';
 import type { JobProgress } from './types';
 
-const job = (status: JobProgress['status'], extra: Partial<JobProgress> = {}): JobProgress => ({ jobId: 'j-1', status, createdAt: '2026-11-23T07:00:00.000Z', ...extra });
+const job = (status: JobProgress['status'], extra: Partial<JobProgress> = {}): JobProgress => ({
+  jobId: 'j-1',
+  status,
+  createdAt: '2026-11-23T07:00:00.000Z',
+  ...extra,
+});
 const frame = (id: string, data: JobProgress) => `id: ${id}\nevent: status\ndata: ${JSON.stringify(data)}\n\n`;
 const stream = (...frames: string[]) => new Response(frames.join(''), { headers: { 'content-type': 'text/event-stream' } });
 
@@ -15,7 +20,10 @@ async function collect(iterable: AsyncIterable<JobProgress>): Promise<JobProgres
 describe('followJobEvents', () => {
   it('resumes a stream ended early with Last-Event-ID, without repeating the state last seen', async () => {
     const asked: Array<string | undefined> = [];
-    const answers = [stream(frame('queued-1', job('queued', { position: 1 })), ': keep-alive\n\n'), stream(frame('queued-1', job('queued', { position: 1 })), frame('processing', job('processing')), frame('completed', job('completed')))];
+    const answers = [
+      stream(frame('queued-1', job('queued', { position: 1 })), ': keep-alive\n\n'),
+      stream(frame('queued-1', job('queued', { position: 1 })), frame('processing', job('processing')), frame('completed', job('completed'))),
+    ];
     const seen = await collect(
       followJobEvents(async (lastEventId) => {
         asked.push(lastEventId);

@@ -53,7 +53,10 @@ async function* eventsOf(response: Response, signal: AbortSignal | undefined): A
   const type = response.headers.get('content-type') ?? '';
   if (!type.startsWith('text/event-stream') || !response.body) {
     await response.body?.cancel().catch(() => undefined);
-    throw new PromptPixError(`Expected an event stream, got HTTP ${response.status} ${type || 'without a content type'}`, { status: response.status, body: null });
+    throw new PromptPixError(`Expected an event stream, got HTTP ${response.status} ${type || 'without a content type'}`, {
+      status: response.status,
+      body: null,
+    });
   }
   const reader = response.body.getReader();
   const decoder = new TextDecoder();

@@ -27,7 +27,8 @@ describe('backoffMs', () => {
 });
 
 describe('retryDelayMs', () => {
-  const rateLimited = (retryAfterMs: number | null) => new RateLimitError('Rate limit exceeded', { status: 429, body: null, retryAfterMs, limit: 30, remaining: 0 });
+  const rateLimited = (retryAfterMs: number | null) =>
+    new RateLimitError('Rate limit exceeded', { status: 429, body: null, retryAfterMs, limit: 30, remaining: 0 });
   const server = (status: number, retryAfter?: number) => new ServerError('Internal server error', { status, body: null, retryAfter });
 
   it.each([

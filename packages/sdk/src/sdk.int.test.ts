@@ -46,16 +46,20 @@ describe('@promptpix/sdk against the embedded service', () => {
   const client = (apiKey: string, fetchImpl?: typeof fetch) => new PromptPix({ baseUrl: service.baseUrl, apiKey, fetch: fetchImpl });
 
   beforeAll(async () => {
-    service = await startTestService('embedded', { MODEL_LATENCY_MS: '200', LIBRARY_DELAY_SECONDS: '0' }, {
-      model: (inner) => ({
-        name: inner.name,
-        generate: async (request, signal) => {
-          if (request.prompt.includes('refuse me')) throw new PermanentModelError('HTTP 400: rejected by the safety system');
-          if (request.prompt.includes('slowly')) await new Promise((r) => setTimeout(r, 2500));
-          return inner.generate(request, signal);
-        },
-      }),
-    });
+    service = await startTestService(
+      'embedded',
+      { MODEL_LATENCY_MS: '200', LIBRARY_DELAY_SECONDS: '0' },
+      {
+        model: (inner) => ({
+          name: inner.name,
+          generate: async (request, signal) => {
+            if (request.prompt.includes('refuse me')) throw new PermanentModelError('HTTP 400: rejected by the safety system');
+            if (request.prompt.includes('slowly')) await new Promise((r) => setTimeout(r, 2500));
+            return inner.generate(request, signal);
+          },
+        }),
+      },
+    );
     account = await service.createAccount({ plan: 'business' });
     secret = client(account.secretKey);
     publishable = client(account.publishableKey);
@@ -94,7 +98,10 @@ describe('@promptpix/sdk against the embedded service', () => {
       const retry = await secret.generate(body, { idempotencyKey: 'sdk-retry-1' });
       expect(retry.jobId).toBe(first.jobId);
       expect((await secret.waitForImage(first.jobId)).seed).toBe(31337);
-      await expect(secret.generate({ ...body, prompt: 'another kite' }, { idempotencyKey: 'sdk-retry-1' })).rejects.toMatchObject({ name: 'ConflictError', status: 409 });
+      await expect(secret.generate({ ...body, prompt: 'another kite' }, { idempotencyKey: 'sdk-retry-1' })).rejects.toMatchObject({
+        name: 'ConflictError',
+        status: 409,
+      });
     });
 
     it('cancel stops a job; cancelling a finished one is a ConflictError', async () => {
@@ -192,7 +199,14 @@ describe('@promptpix/sdk against the embedded service', () => {
 
     it('instant returns the closest library image (an own image joins at once here), and NotFoundError when nothing is close', async () => {
       const result = await secret.instant({ prompt: 'a lighthouse made of glass' });
-      expect(result).toEqual({ status: 'completed', imageUrl: expect.stringMatching(/^http/), imageId: expect.any(String), match: 'exact', matchScore: 1, poolImageId: made.imageId });
+      expect(result).toEqual({
+        status: 'completed',
+        imageUrl: expect.stringMatching(/^http/),
+        imageId: expect.any(String),
+        match: 'exact',
+        matchScore: 1,
+        poolImageId: made.imageId,
+      });
       const error = await rejectionOf(secret.instant({ prompt: 'quarterly tax spreadsheet reconciliation' }));
       expect(error).toBeInstanceOf(NotFoundError);
       expect(error.status).toBe(404);
@@ -246,11 +260,17 @@ describe('@promptpix/sdk against the embedded service', () => {
 
   describe('lists, embed and analytics', () => {
     it('styles lists own styles first, then presets; publicStyles sends no key', async () => {
-      const own = await service.admin('POST', `/admin/api/v1/accounts/${account.handle}/styles`, { name: 'House look', baseStyle: 'watercolor', tags: ['brand'] });
+      const own = await service.admin('POST', `/admin/api/v1/accounts/${account.handle}/styles`, {
+        name: 'House look',
+        baseStyle: 'watercolor',
+        tags: ['brand'],
+      });
       expect(own.status).toBe(201);
       const styles = await secret.styles();
       expect(styles[0]).toEqual({ id: own.body.id, name: 'House look', description: null, tags: ['brand'], isPreset: false });
-      expect(styles.filter((s) => s.isPreset).map((s) => s.id)).toEqual(expect.arrayContaining(['photorealistic', 'cinematic', 'modern-illustration', 'cartoon', 'watercolor']));
+      expect(styles.filter((s) => s.isPreset).map((s) => s.id)).toEqual(
+        expect.arrayContaining(['photorealistic', 'cinematic', 'modern-illustration', 'cartoon', 'watercolor']),
+      );
       expect((await publishable.styles()).length).toBe(styles.length);
 
       const sent: Array<RequestInit | undefined> = [];
@@ -260,7 +280,15 @@ describe('@promptpix/sdk against the embedded service', () => {
       });
       const presets = await watched.publicStyles();
       expect(presets.length).toBeGreaterThanOrEqual(20);
-      expect(presets[0]).toEqual({ id: expect.any(String), name: expect.any(String), description: expect.anything(), tags: expect.any(Array), category: expect.any(String), tier: expect.any(String), previewUrl: null });
+      expect(presets[0]).toEqual({
+        id: expect.any(String),
+        name: expect.any(String),
+        description: expect.anything(),
+        tags: expect.any(Array),
+        category: expect.any(String),
+        tier: expect.any(String),
+        previewUrl: null,
+      });
       expect(sent).toHaveLength(1);
       expect(new Headers(sent[0]?.headers).has('authorization')).toBe(false);
     });
@@ -276,7 +304,11 @@ describe('@promptpix/sdk against the embedded service', () => {
     });
 
     it('characters lists the account characters', async () => {
-      const created = await service.admin('POST', `/admin/api/v1/accounts/${account.handle}/characters`, { name: 'Bolt', description: 'a small robot', specSheet: 'A small round robot with one antenna.' });
+      const created = await service.admin('POST', `/admin/api/v1/accounts/${account.handle}/characters`, {
+        name: 'Bolt',
+        description: 'a small robot',
+        specSheet: 'A small round robot with one antenna.',
+      });
       expect(created.status).toBe(201);
       expect(await secret.characters()).toEqual([{ id: created.body.id, name: 'Bolt', description: 'a small robot', referenceCount: 0 }]);
       expect(await rejectionOf(publishable.characters())).toBeInstanceOf(PermissionError);
@@ -304,7 +336,12 @@ describe('@promptpix/sdk against the embedded service', () => {
     });
 
     it('analytics answers with the number of events accepted', async () => {
-      expect(await publishable.analytics([{ eventType: 'impression', imageId: made.imageId }, { eventType: 'click', imageId: made.imageId, metadata: { slot: 'hero' } }])).toEqual({ accepted: 2 });
+      expect(
+        await publishable.analytics([
+          { eventType: 'impression', imageId: made.imageId },
+          { eventType: 'click', imageId: made.imageId, metadata: { slot: 'hero' } },
+        ]),
+      ).toEqual({ accepted: 2 });
       const stored = await service.storedEvents({ imageId: made.imageId, eventType: { in: ['impression', 'click'] } }, 2);
       expect(stored.map((e) => e.eventType).sort()).toEqual(['click', 'impression']);
     });
@@ -337,7 +374,7 @@ describe('@promptpix/sdk against the embedded service', () => {
     });
 
     it('401: AuthenticationError for an unknown key', async () => {
-      const error = await rejectionOf(client('sk_live_' + 'x'.repeat(32)).job(made.jobId));
+      const error = await rejectionOf(client(`sk_live_${'x'.repeat(32)}`).job(made.jobId));
       expect(error).toBeInstanceOf(AuthenticationError);
       expect(error).toMatchObject({ status: 401, message: ErrorMessages.invalidKey });
     });

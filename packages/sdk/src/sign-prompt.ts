@@ -27,7 +27,16 @@ const normalize = (text: string) => text.trim().replace(/\s+/g, ' ');
  * the server.
  */
 export async function signPrompt(signingSecret: string, p: PromptToSign): Promise<string> {
-  const lines = ['promptpix-sig-v1', normalize(p.prompt), p.style ?? '', `${p.width ?? 1024}x${p.height ?? 1024}`, p.character ?? '', p.age ?? '', p.seed === undefined ? '' : String(p.seed), p.negativePrompt === undefined ? '' : normalize(p.negativePrompt)];
+  const lines = [
+    'promptpix-sig-v1',
+    normalize(p.prompt),
+    p.style ?? '',
+    `${p.width ?? 1024}x${p.height ?? 1024}`,
+    p.character ?? '',
+    p.age ?? '',
+    p.seed === undefined ? '' : String(p.seed),
+    p.negativePrompt === undefined ? '' : normalize(p.negativePrompt),
+  ];
   if (lines.some((line) => line.includes('\n'))) throw new TypeError('style and character must not contain line breaks');
   const encoder = new TextEncoder();
   const key = await crypto.subtle.importKey('raw', encoder.encode(signingSecret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);

@@ -54,7 +54,11 @@ export function createTransport(config: TransportConfig) {
     try {
       return { data: JSON.parse(text) as T, headers: response.headers };
     } catch (error) {
-      throw new PromptPixError(`${call.method} ${call.path}: the response is not JSON (HTTP ${response.status})`, { status: response.status, body: null, cause: error });
+      throw new PromptPixError(`${call.method} ${call.path}: the response is not JSON (HTTP ${response.status})`, {
+        status: response.status,
+        body: null,
+        cause: error,
+      });
     }
   }
 

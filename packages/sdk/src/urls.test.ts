@@ -39,7 +39,10 @@ describe('buildRenderUrl', () => {
       'https://h/api/v1/render?prompt=a+fox&style=watercolor&width=512&height=768&format=png&age=kids&key=sk_live_k',
     ],
     [{ prompt: 'a fox', seed: 42, negativePrompt: 'snow, people' }, 'https://h/api/v1/render?prompt=a+fox&seed=42&negativePrompt=snow%2C+people&key=sk_live_k'],
-    [{ prompt: 'ünïcode & =?#', character: '0f8c3b2e-4c1d-4e55-9a8e-2f1f0d7c9b11' }, 'https://h/api/v1/render?prompt=%C3%BCn%C3%AFcode+%26+%3D%3F%23&character=0f8c3b2e-4c1d-4e55-9a8e-2f1f0d7c9b11&key=sk_live_k'],
+    [
+      { prompt: 'ünïcode & =?#', character: '0f8c3b2e-4c1d-4e55-9a8e-2f1f0d7c9b11' },
+      'https://h/api/v1/render?prompt=%C3%BCn%C3%AFcode+%26+%3D%3F%23&character=0f8c3b2e-4c1d-4e55-9a8e-2f1f0d7c9b11&key=sk_live_k',
+    ],
   ])('%j', (query, expected) => {
     const url = buildRenderUrl('https://h', 'sk_live_k', query);
     expect(url).toBe(expected);

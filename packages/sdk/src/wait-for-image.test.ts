@@ -25,7 +25,10 @@ function scripted(outcomes: Outcome[]) {
 
 /** Runs `promise` to settlement by advancing fake time; returns its outcome. */
 async function settle<T>(promise: Promise<T>, ms = 600_000): Promise<{ value?: T; error?: unknown }> {
-  const outcome = promise.then((value) => ({ value }), (error: unknown) => ({ error }));
+  const outcome = promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
   await jest.advanceTimersByTimeAsync(ms);
   return outcome;
 }

@@ -2,14 +2,7 @@
  * Production storage: an S3 bucket (AWS or anything speaking the protocol). Objects are written
  * once under content-hash keys, so they are served with a one-year immutable cache header.
  */
-import {
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { Storage } from '@promptpix/core';
 import { assertStorageKey, trimTrailingSlashes, urlPathOfKey } from './keys';
 
@@ -45,10 +38,7 @@ export function createS3Storage(config: S3StorageConfig): S3Storage {
     region,
     endpoint,
     forcePathStyle: config.forcePathStyle ?? !!endpoint,
-    credentials:
-      config.accessKeyId && config.secretAccessKey
-        ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
-        : undefined,
+    credentials: config.accessKeyId && config.secretAccessKey ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } : undefined,
     // The SDK's default (checksums on every request) makes some S3-compatible servers store
     // different bytes than were sent; only compute/validate checksums when an operation requires it.
     requestChecksumCalculation: 'WHEN_REQUIRED',

@@ -36,7 +36,10 @@ describe('on fixtures', () => {
   });
 
   it('finds a deep import, by package path and by relative path', () => {
-    write('packages/b/src/index.ts', "import { inner } from '@promptpix/a/src/inner';\nimport { inner as again } from '../../a/src/inner';\nexport const b = inner + again;\n");
+    write(
+      'packages/b/src/index.ts',
+      "import { inner } from '@promptpix/a/src/inner';\nimport { inner as again } from '../../a/src/inner';\nexport const b = inner + again;\n",
+    );
     expect(checkBoundaries(root)).toEqual([
       { kind: 'deep-import', file: 'packages/b/src/index.ts', detail: expect.stringContaining('@promptpix/a/src/inner is not an entry point of @promptpix/a') },
       { kind: 'deep-import', file: 'packages/b/src/index.ts', detail: expect.stringContaining("reaches into @promptpix/a's files") },
@@ -46,12 +49,16 @@ describe('on fixtures', () => {
   it('finds an undeclared workspace dependency', () => {
     pkg('packages/c', '@promptpix/c');
     write('packages/c/src/index.ts', "export { inner } from '@promptpix/a';\n");
-    expect(checkBoundaries(root)).toEqual([{ kind: 'undeclared-dependency', file: 'packages/c/src/index.ts', detail: expect.stringContaining('@promptpix/a') }]);
+    expect(checkBoundaries(root)).toEqual([
+      { kind: 'undeclared-dependency', file: 'packages/c/src/index.ts', detail: expect.stringContaining('@promptpix/a') },
+    ]);
   });
 
   it('finds test support imported by production code', () => {
     write('packages/b/src/index.ts', "export { fixture } from '@promptpix/a/testing';\n");
-    expect(checkBoundaries(root)).toEqual([{ kind: 'test-support-in-production', file: 'packages/b/src/index.ts', detail: expect.stringContaining('@promptpix/a/testing') }]);
+    expect(checkBoundaries(root)).toEqual([
+      { kind: 'test-support-in-production', file: 'packages/b/src/index.ts', detail: expect.stringContaining('@promptpix/a/testing') },
+    ]);
   });
 
   it('finds an import cycle, type-only imports included', () => {

@@ -51,7 +51,8 @@ export function readWorkspaces(root: string): Workspace[] {
       const pkg = JSON.parse(readFileSync(file, 'utf8'));
       const exports = typeof pkg.exports === 'string' ? { '.': pkg.exports } : (pkg.exports ?? {});
       const flat: Record<string, string> = {};
-      for (const [key, target] of Object.entries(exports)) flat[key] = typeof target === 'string' ? target : ((target as Record<string, string>).types ?? (target as Record<string, string>).default ?? '');
+      for (const [key, target] of Object.entries(exports))
+        flat[key] = typeof target === 'string' ? target : ((target as Record<string, string>).types ?? (target as Record<string, string>).default ?? '');
       found.push({
         name: pkg.name,
         dir: join(parent, entry),
@@ -79,7 +80,8 @@ export function importsOf(file: string, text = readFileSync(file, 'utf8')): Impo
       refs.push({ specifier: node.moduleSpecifier.text, typeOnly: node.isTypeOnly || (!!named && named.length > 0 && named.every((e) => e.isTypeOnly)) });
     } else if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0])) {
       const callee = node.expression;
-      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) refs.push({ specifier: (node.arguments[0] as ts.StringLiteral).text, typeOnly: false });
+      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require'))
+        refs.push({ specifier: (node.arguments[0] as ts.StringLiteral).text, typeOnly: false });
     }
     ts.forEachChild(node, visit);
   };
@@ -94,7 +96,8 @@ export const isTestSupport = (file: string, workspace: Workspace | undefined): b
   /\/testing\.tsx?$/.test(posix(file)) ||
   workspace?.name === '@promptpix/testing';
 
-const isTestingEntry = (specifier: string) => specifier === '@promptpix/testing' || specifier.startsWith('@promptpix/testing/') || /^@promptpix\/[^/]+\/testing$/.test(specifier);
+const isTestingEntry = (specifier: string) =>
+  specifier === '@promptpix/testing' || specifier.startsWith('@promptpix/testing/') || /^@promptpix\/[^/]+\/testing$/.test(specifier);
 
 function resolveFile(base: string): string | null {
   const candidates = [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx')];
@@ -174,7 +177,11 @@ export function checkBoundaries(root: string, extraDirs: string[] = []): Boundar
         target = resolveFile(resolve(dirname(file), specifier));
         const targetOwner = target ? owner(target) : undefined;
         if (target && targetOwner && targetOwner !== workspace) {
-          problems.push({ kind: 'deep-import', file: show(file), detail: `${specifier} reaches into ${targetOwner.name}'s files; import one of its entry points` });
+          problems.push({
+            kind: 'deep-import',
+            file: show(file),
+            detail: `${specifier} reaches into ${targetOwner.name}'s files; import one of its entry points`,
+          });
         }
       } else if (scoped) {
         const [, name, rest] = scoped;
@@ -186,7 +193,11 @@ export function checkBoundaries(root: string, extraDirs: string[] = []): Boundar
         }
         const entry = pkg.exports[subpath];
         if (!entry) {
-          problems.push({ kind: 'deep-import', file: show(file), detail: `${specifier} is not an entry point of ${name} (exports: ${Object.keys(pkg.exports).join(', ') || 'none'})` });
+          problems.push({
+            kind: 'deep-import',
+            file: show(file),
+            detail: `${specifier} is not an entry point of ${name} (exports: ${Object.keys(pkg.exports).join(', ') || 'none'})`,
+          });
           target = rest?.startsWith('/src/') ? resolveFile(join(pkg.dir, rest)) : null;
         } else {
           target = resolveFile(join(pkg.dir, entry));
@@ -194,7 +205,12 @@ export function checkBoundaries(root: string, extraDirs: string[] = []): Boundar
         if (workspace && pkg !== workspace) {
           // Type-only imports leave nothing at run time (the SDK's bundle inlines its wire types).
           const declared = workspace.dependencies.has(name) || ((testSupport || typeOnly) && workspace.devDependencies.has(name));
-          if (!declared) problems.push({ kind: 'undeclared-dependency', file: show(file), detail: `${name} is not in ${workspace.name}'s ${testSupport ? 'dependencies or devDependencies' : 'dependencies'}` });
+          if (!declared)
+            problems.push({
+              kind: 'undeclared-dependency',
+              file: show(file),
+              detail: `${name} is not in ${workspace.name}'s ${testSupport ? 'dependencies or devDependencies' : 'dependencies'}`,
+            });
         }
         if (!testSupport && workspace && isTestingEntry(specifier)) {
           problems.push({ kind: 'test-support-in-production', file: show(file), detail: `${specifier} is test support; production code may not import it` });

@@ -3,6 +3,7 @@
 export interface SseEvent {
   id?: string;
   event?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: an event's parsed JSON data, read field by field by the stream tests' assertions
   data?: any;
   comment?: string;
 }

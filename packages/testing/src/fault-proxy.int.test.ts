@@ -29,7 +29,8 @@ describe('fault proxy', () => {
       socket.on('error', () => undefined);
       socket.once('data', (d) => {
         received.push(String(d));
-        if (String(d) === 'hold') held.push(socket); // keeps the connection open, answers nothing
+        if (String(d) === 'hold')
+          held.push(socket); // keeps the connection open, answers nothing
         else socket.end(BODY);
       });
     });

@@ -16,7 +16,9 @@ export default async function globalSetup(): Promise<void> {
     await pg.connect();
     await pg.query('SELECT 1');
   } catch (error) {
-    throw new Error(`PostgreSQL is required at ${TEST_POSTGRES.host}:${TEST_POSTGRES.port} for integration tests (run .ci/run to install/start it): ${(error as Error).message}`);
+    throw new Error(
+      `PostgreSQL is required at ${TEST_POSTGRES.host}:${TEST_POSTGRES.port} for integration tests (run .ci/run to install/start it): ${(error as Error).message}`,
+    );
   } finally {
     await pg.end().catch(() => undefined);
   }

@@ -27,7 +27,10 @@ const TUNING_SUBJECTS: EvalSubject[] = [
   { prompt: 'a desert with dunes under a starry sky', paraphrases: ['sand hills beneath the stars', 'the sahara at night'] },
   { prompt: 'a dog playing in a field of flowers', paraphrases: ['a puppy in a meadow', 'a hound running through wildflowers'] },
   { prompt: 'a volcano erupting at dusk', paraphrases: ['lava bursting from a crater in the evening', 'an eruption of magma at twilight'] },
-  { prompt: 'a cozy cabin in a pine forest in winter', paraphrases: ['a snug hut among the evergreens in the cold season', 'a log cottage in the snowy woods'] },
+  {
+    prompt: 'a cozy cabin in a pine forest in winter',
+    paraphrases: ['a snug hut among the evergreens in the cold season', 'a log cottage in the snowy woods'],
+  },
   { prompt: 'planets and a ringed moon in deep space', paraphrases: ['outer space', 'the solar system and its satellites among the galaxies'] },
   { prompt: 'a tropical beach with palm trees', paraphrases: ['a sandy shore with coconut palms', 'an island seaside in the tropics'] },
   { prompt: 'autumn leaves in a quiet park', paraphrases: ['fall foliage in a peaceful garden', 'orange maple leaves on a lawn'] },
@@ -69,7 +72,10 @@ const TUNING_SUBJECTS: EvalSubject[] = [
   { prompt: 'a birthday cake with candles', paraphrases: ['a gateau for a celebration with tapers', 'a party dessert with lit candles'] },
   { prompt: 'a garden of red roses', paraphrases: ['a rosebush in bloom', 'crimson blossoms in a flower bed'] },
   { prompt: 'a knight in shining armor', paraphrases: ['a soldier in a suit of mail', 'a warrior in a metal helmet and breastplate'] },
-  { prompt: 'a doctor talking with a patient in a hospital', paraphrases: ['a physician with a sick person at the clinic', 'a medic consulting someone in a ward'] },
+  {
+    prompt: 'a doctor talking with a patient in a hospital',
+    paraphrases: ['a physician with a sick person at the clinic', 'a medic consulting someone in a ward'],
+  },
   { prompt: 'a wolf howling at the full moon', paraphrases: ['a coyote baying at night', 'a canine crying out under the moonlight'] },
   { prompt: 'a tractor plowing a muddy field', paraphrases: ['a farm vehicle tilling the soil', 'an agricultural machine working the land'] },
 ];
@@ -87,9 +93,15 @@ const HELD_OUT_SUBJECTS: EvalSubject[] = [
   { prompt: 'a frog sitting on a lily pad', paraphrases: ['a toad on a leaf in a pond', 'an amphibian resting on a water lily'] },
   { prompt: 'a train station platform crowded with travelers', paraphrases: ['commuters waiting at a railway station', 'passengers on a busy platform'] },
   { prompt: 'an astronaut floating outside a space station', paraphrases: ['a spaceman on a spacewalk', 'a cosmonaut drifting in orbit'] },
-  { prompt: 'a grandmother knitting a scarf by the fireplace', paraphrases: ['an old woman with yarn and needles near the hearth', 'granny making a woolen muffler beside the fire'] },
+  {
+    prompt: 'a grandmother knitting a scarf by the fireplace',
+    paraphrases: ['an old woman with yarn and needles near the hearth', 'granny making a woolen muffler beside the fire'],
+  },
   { prompt: 'a squirrel eating a nut on a fence', paraphrases: ['a chipmunk nibbling an acorn', 'a rodent with a hazelnut on a railing'] },
-  { prompt: 'a hiker on a mountain trail with a backpack', paraphrases: ['a trekker on a path in the hills carrying a rucksack', 'someone hiking up a steep track'] },
+  {
+    prompt: 'a hiker on a mountain trail with a backpack',
+    paraphrases: ['a trekker on a path in the hills carrying a rucksack', 'someone hiking up a steep track'],
+  },
   { prompt: 'a bowl of tomato soup with bread', paraphrases: ['a dish of red broth and a roll', 'a hot bisque served with a baguette'] },
   { prompt: 'a clock tower in an old town square', paraphrases: ['a belfry with a timepiece in the plaza', 'an ancient steeple with a clock face downtown'] },
   { prompt: 'a potter shaping clay on a wheel', paraphrases: ['a ceramicist making a vase', 'hands molding pottery on a turntable'] },
@@ -104,7 +116,10 @@ const HELD_OUT_SUBJECTS: EvalSubject[] = [
   { prompt: 'a snail crawling on a leaf', paraphrases: ['a slug on foliage', 'a slow mollusk moving across greenery'] },
   { prompt: 'a pizza fresh out of the oven', paraphrases: ['a hot pie with melted cheese', 'a margherita just baked'] },
   { prompt: 'an eagle soaring over a canyon', paraphrases: ['a bird of prey gliding above a gorge', 'a hawk circling over the ravine'] },
-  { prompt: 'students listening to a teacher in a classroom', paraphrases: ['pupils at their desks during a lesson', 'a schoolmaster giving a lecture to children'] },
+  {
+    prompt: 'students listening to a teacher in a classroom',
+    paraphrases: ['pupils at their desks during a lesson', 'a schoolmaster giving a lecture to children'],
+  },
 ];
 
 export const EVAL_SUBJECTS: Array<EvalSubject & { split: EvalSplit }> = [

@@ -50,20 +50,28 @@ describe.each(bothDatabases)('instant matching by meaning on the evaluation set 
 describe('instant matching by meaning, split by split (postgres)', () => {
   const open = bothDatabases.find(([name]) => name === 'postgres')![1];
 
-  it.each(['tuning', 'held-out'] as const)('the embedded default finds paraphrases of the %s subjects and leaves unrelated queries unanswered', async (split) => {
-    const { db, cleanup } = await open();
-    try {
-      const embedder = createEmbeddedEmbedder({ warn: (message) => { throw new Error(message); } });
-      expect(embedder.space).toContain('glove');
-      const result = await evaluateInstantMatching(db, embedder, 0.3, [split]);
-      expect(result.subjects).toBeGreaterThanOrEqual(30);
-      expect(result.paraphrases).toBeGreaterThanOrEqual(60);
-      expect(result.recallAt1).toBeGreaterThanOrEqual(EACH_SPLIT_ALONE.recall[split]);
-      expect(result.falseMatchRate).toBeLessThanOrEqual(EACH_SPLIT_ALONE.falseMatchCeiling);
-    } finally {
-      await cleanup();
-    }
-  }, 180_000);
+  it.each(['tuning', 'held-out'] as const)(
+    'the embedded default finds paraphrases of the %s subjects and leaves unrelated queries unanswered',
+    async (split) => {
+      const { db, cleanup } = await open();
+      try {
+        const embedder = createEmbeddedEmbedder({
+          warn: (message) => {
+            throw new Error(message);
+          },
+        });
+        expect(embedder.space).toContain('glove');
+        const result = await evaluateInstantMatching(db, embedder, 0.3, [split]);
+        expect(result.subjects).toBeGreaterThanOrEqual(30);
+        expect(result.paraphrases).toBeGreaterThanOrEqual(60);
+        expect(result.recallAt1).toBeGreaterThanOrEqual(EACH_SPLIT_ALONE.recall[split]);
+        expect(result.falseMatchRate).toBeLessThanOrEqual(EACH_SPLIT_ALONE.falseMatchCeiling);
+      } finally {
+        await cleanup();
+      }
+    },
+    180_000,
+  );
 
   it('WordNet concepts alone (the fallback without the word-vector file) stay above their own floor', async () => {
     const { db, cleanup } = await open();

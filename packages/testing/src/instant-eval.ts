@@ -58,7 +58,9 @@ export async function evaluateInstantMatching(
   // The queries are sent as the indexer's texts are, without `purpose: 'query'`: this measures the
   // matcher, and 215 queries of new words in a few seconds would otherwise meet the budget that
   // bounds what callers' new words may cost (cold-word-budget.ts).
-  const matcher: PromptEmbedder | undefined = embedder ? { space: embedder.space, calibration: embedder.calibration, embed: (texts) => embedder.embed(texts) } : undefined;
+  const matcher: PromptEmbedder | undefined = embedder
+    ? { space: embedder.space, calibration: embedder.calibration, embed: (texts) => embedder.embed(texts) }
+    : undefined;
   const instant = createInstantService({
     library,
     embedder: matcher,
@@ -68,7 +70,9 @@ export async function evaluateInstantMatching(
     libraryDelaySeconds: 0,
     minScore,
   });
-  const promptOf = new Map((await db.prisma.image.findMany({ where: { accountId: account.id }, select: { id: true, prompt: true } })).map((i) => [i.id, i.prompt]));
+  const promptOf = new Map(
+    (await db.prisma.image.findMany({ where: { accountId: account.id }, select: { id: true, prompt: true } })).map((i) => [i.id, i.prompt]),
+  );
   const ask = async (query: string) => {
     const result = await instant.match(account.id, { prompt: query });
     return result ? { prompt: promptOf.get(result.poolImageId) ?? null, score: result.matchScore } : null;
@@ -78,7 +82,8 @@ export async function evaluateInstantMatching(
   for (const subject of subjects) {
     for (const query of subject.paraphrases) {
       const answer = await ask(query);
-      if (answer?.prompt !== subject.prompt) misses.push({ split: subject.split, query, expected: subject.prompt, got: answer?.prompt ?? null, score: answer?.score ?? null });
+      if (answer?.prompt !== subject.prompt)
+        misses.push({ split: subject.split, query, expected: subject.prompt, got: answer?.prompt ?? null, score: answer?.score ?? null });
     }
   }
   const falseMatches: InstantEvalResult['falseMatches'] = [];

@@ -83,16 +83,44 @@ function graphBytes(vocab: Record<string, number>, extraInputs: Array<'attention
         { name: 'words', dims: [Object.keys(vocab).length, DIM], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(words.buffer) },
         ...(hasTypes ? [{ name: 'types', dims: [2, DIM], dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(types.buffer) }] : []),
       ],
-      node: ((hasTypes
-        ? [
-            { opType: 'Gather', input: ['words', 'input_ids'], output: ['word_part'], attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }] },
-            { opType: 'Gather', input: ['types', 'token_type_ids'], output: ['type_part'], attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }] },
-            { opType: 'Add', input: ['word_part', 'type_part'], output: ['last_hidden_state'] },
-          ]
-        : [{ opType: 'Gather', input: ['words', 'input_ids'], output: ['last_hidden_state'], attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }] }]
-      ) as onnx.INodeProto[]).concat(
+      node: (
+        (hasTypes
+          ? [
+              {
+                opType: 'Gather',
+                input: ['words', 'input_ids'],
+                output: ['word_part'],
+                attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }],
+              },
+              {
+                opType: 'Gather',
+                input: ['types', 'token_type_ids'],
+                output: ['type_part'],
+                attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }],
+              },
+              { opType: 'Add', input: ['word_part', 'type_part'], output: ['last_hidden_state'] },
+            ]
+          : [
+              {
+                opType: 'Gather',
+                input: ['words', 'input_ids'],
+                output: ['last_hidden_state'],
+                attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }],
+              },
+            ]) as onnx.INodeProto[]
+      ).concat(
         pooledOutput
-          ? [{ opType: 'ReduceMean', input: ['last_hidden_state'], output: ['sentence_embedding'], attribute: [{ name: 'axes', type: onnx.AttributeProto.AttributeType.INTS, ints: [1] }, { name: 'keepdims', type: onnx.AttributeProto.AttributeType.INT, i: 0 }] }]
+          ? [
+              {
+                opType: 'ReduceMean',
+                input: ['last_hidden_state'],
+                output: ['sentence_embedding'],
+                attribute: [
+                  { name: 'axes', type: onnx.AttributeProto.AttributeType.INTS, ints: [1] },
+                  { name: 'keepdims', type: onnx.AttributeProto.AttributeType.INT, i: 0 },
+                ],
+              },
+            ]
           : [],
       ),
       input: ['input_ids', ...extraInputs].map((name) => ({ name, type: tensorType(onnx.TensorProto.DataType.INT64, ['batch', 'sequence']) })),
@@ -110,14 +138,31 @@ function tokenizerJson(vocab: Record<string, number>) {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: SPECIAL.map((content) => ({ id: vocab[content], content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    added_tokens: SPECIAL.map((content) => ({
+      id: vocab[content],
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
     normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
       type: 'TemplateProcessing',
       single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-      pair: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } }],
-      special_tokens: { '[CLS]': { id: '[CLS]', ids: [vocab['[CLS]']], tokens: ['[CLS]'] }, '[SEP]': { id: '[SEP]', ids: [vocab['[SEP]']], tokens: ['[SEP]'] } },
+      pair: [
+        { SpecialToken: { id: '[CLS]', type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: '[SEP]', type_id: 0 } },
+        { Sequence: { id: 'B', type_id: 1 } },
+        { SpecialToken: { id: '[SEP]', type_id: 1 } },
+      ],
+      special_tokens: {
+        '[CLS]': { id: '[CLS]', ids: [vocab['[CLS]']], tokens: ['[CLS]'] },
+        '[SEP]': { id: '[SEP]', ids: [vocab['[SEP]']], tokens: ['[SEP]'] },
+      },
     },
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
     model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
@@ -144,12 +189,26 @@ export function writeTinyModel(options: TinyModelOptions = {}): TinyModel {
     writeFileSync(join(dir, file), content);
   };
   write('tokenizer.json', JSON.stringify(tokenizerJson(vocab)));
-  write('tokenizer_config.json', JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 512, pad_token: '[PAD]', cls_token: '[CLS]', sep_token: '[SEP]', unk_token: '[UNK]' }));
+  write(
+    'tokenizer_config.json',
+    JSON.stringify({
+      tokenizer_class: 'BertTokenizer',
+      do_lower_case: true,
+      model_max_length: 512,
+      pad_token: '[PAD]',
+      cls_token: '[CLS]',
+      sep_token: '[SEP]',
+      unk_token: '[UNK]',
+    }),
+  );
   write('config.json', JSON.stringify({ _name_or_path: 'promptpix/tiny-sentence-encoder', model_type: 'bert', hidden_size: DIM }));
   write('onnx/model.onnx', graphBytes(vocab, options.extraInputs ?? ['attention_mask', 'token_type_ids'], options.pooledOutput ?? false));
   if (options.poolingMode) {
     const modes = ['cls_token', 'mean_tokens', 'max_tokens', 'mean_sqrt_len_tokens', 'weightedmean_tokens', 'lasttoken'];
-    write('1_Pooling/config.json', JSON.stringify({ word_embedding_dimension: DIM, ...Object.fromEntries(modes.map((m) => [`pooling_mode_${m}`, m === options.poolingMode])) }));
+    write(
+      '1_Pooling/config.json',
+      JSON.stringify({ word_embedding_dimension: DIM, ...Object.fromEntries(modes.map((m) => [`pooling_mode_${m}`, m === options.poolingMode])) }),
+    );
   }
   return { dir, dim: DIM, vocab };
 }

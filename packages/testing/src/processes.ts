@@ -14,7 +14,7 @@ export interface ServiceProcess {
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   /** Its JSON log lines so far. */
-  lines(): Array<Record<string, any>>;
+  lines(): Array<Record<string, unknown>>;
   /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
   exited(): Promise<number | null>;
   /** Sends SIGKILL unless it has exited; resolves once it has. */
@@ -39,7 +39,11 @@ export function startWorkerProcess(env: Record<string, string>): ServiceProcess 
 /** `dist/<bundle>.js` (server, gateway, worker, admin, migrate) as a child process. */
 export function startServiceProcess(bundle: string, env: Record<string, string>): ServiceProcess {
   buildIfStale();
-  const child = spawn(process.execPath, ['--enable-source-maps', `dist/${bundle}.js`], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--enable-source-maps', `dist/${bundle}.js`], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const chunks: string[] = [];
   child.stdout!.on('data', (d) => chunks.push(String(d)));
   child.stderr!.on('data', (d) => chunks.push(String(d)));

@@ -16,8 +16,10 @@ export const testRedisPrefix = () => `promptpix-test:${suffix()}:`;
 /** A TCP port free on loopback right now (for servers a test starts as child processes). */
 export const freePort = () =>
   new Promise<number>((done, fail) => {
-    const server = createServer().once('error', fail).listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => done(port));
-    });
+    const server = createServer()
+      .once('error', fail)
+      .listen(0, '127.0.0.1', () => {
+        const port = (server.address() as { port: number }).port;
+        server.close(() => done(port));
+      });
   });

@@ -9,7 +9,16 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 export const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'test-artifacts');
 
 /** A fetch the step makes fail on purpose: Chromium logs it as a console error, which is then expected. */
@@ -38,9 +47,16 @@ export interface DashboardBrowser {
 const FAILED_RESOURCE = /^Failed to load resource: the server responded with a status of (\d{3})\b/;
 
 export async function launchDashboardBrowser(origin: string): Promise<DashboardBrowser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is required at ${CHROMIUM} for the browser tests; run bash scripts/ensure-test-services.sh (installs Debian's chromium).`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is required at ${CHROMIUM} for the browser tests; run bash scripts/ensure-test-services.sh (installs Debian's chromium).`);
   const profile = mkdtempSync(join(tmpdir(), 'promptpix-dashboard-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 900 },
+    acceptDownloads: true,
+  });
   // Runs before the app's script: records what the Content-Security-Policy blocked.
   await context.addInitScript(() => {
     const w = window as unknown as { __csp: string[] };
@@ -108,7 +124,11 @@ export const cspViolations = (page: Page) => page.evaluate(() => (window as unkn
 export async function screenshot(page: Page, name: string): Promise<void> {
   const dismiss = page.getByRole('button', { name: 'Dismiss notification' });
   // A toast may time out between the count and the click: then there is nothing left to click.
-  for (let tries = 0; tries < 10 && (await dismiss.count()) > 0; tries++) await dismiss.first().click({ timeout: 2000 }).catch(() => undefined);
+  for (let tries = 0; tries < 10 && (await dismiss.count()) > 0; tries++)
+    await dismiss
+      .first()
+      .click({ timeout: 2000 })
+      .catch(() => undefined);
   await expect(dismiss.count()).resolves.toBe(0);
   await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
 }

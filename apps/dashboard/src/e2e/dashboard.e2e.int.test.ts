@@ -185,7 +185,9 @@ describe('the account dashboard in a browser', () => {
     await expect(takes.getByRole('link').count()).resolves.toBe(2);
     await expect(takes.locator(`a[href="/dashboard/images/${newImageId}"]`).count()).resolves.toBe(1);
     await expect(page.locator('.permalink-card .badge').textContent()).resolves.toBe('2 images');
-    await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.thumb-strip img')).every((i) => i.complete && i.naturalWidth > 0));
+    await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll<HTMLImageElement>('.thumb-strip img')).every((i) => i.complete && i.naturalWidth > 0),
+    );
     await capture(page, 'permalinks', 'permalinks');
     const served = await page.request.get(permanentUrl!);
     expect(served.status()).toBe(200);
@@ -195,7 +197,15 @@ describe('the account dashboard in a browser', () => {
     // Characters: from a photo, previewed before upload.
     const photo = join(browser.profile, 'mira.png');
     await sharp({ create: { width: 96, height: 96, channels: 3, background: { r: 200, g: 120, b: 60 } } })
-      .composite([{ input: await sharp({ create: { width: 40, height: 40, channels: 3, background: { r: 40, g: 60, b: 160 } } }).png().toBuffer(), top: 28, left: 28 }])
+      .composite([
+        {
+          input: await sharp({ create: { width: 40, height: 40, channels: 3, background: { r: 40, g: 60, b: 160 } } })
+            .png()
+            .toBuffer(),
+          top: 28,
+          left: 28,
+        },
+      ])
       .png()
       .toFile(photo);
     await page.getByRole('link', { name: 'Characters' }).click();
@@ -289,7 +299,9 @@ describe('the account dashboard in a browser', () => {
     await phone.setViewportSize({ width: 375, height: 812 });
     await phone.goto(`${service.baseUrl}/dashboard/images`);
     await phone.locator('.image-card').first().waitFor();
-    await phone.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.image-card img')).every((i) => i.complete && i.naturalWidth > 0));
+    await phone.waitForFunction(() =>
+      Array.from(document.querySelectorAll<HTMLImageElement>('.image-card img')).every((i) => i.complete && i.naturalWidth > 0),
+    );
     const menu = phone.getByRole('button', { name: 'Menu' });
     await expect(menu.getAttribute('aria-expanded')).resolves.toBe('false');
     await expect(phone.getByRole('link', { name: 'Permalinks' }).isVisible()).resolves.toBe(false);

@@ -50,9 +50,13 @@ it("shows the backend's progress while the image is made", async () => {
   expect(value).toBeGreaterThan(0);
   expect(value).toBeLessThanOrEqual(1);
 
-  await page.waitForFunction(() => {
-    const img = document.querySelector<HTMLImageElement>('.playground-image img');
-    return !!img && img.complete && img.naturalWidth > 0;
-  }, null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => {
+      const img = document.querySelector<HTMLImageElement>('.playground-image img');
+      return !!img && img.complete && img.naturalWidth > 0;
+    },
+    null,
+    { timeout: 30_000 },
+  );
   await expect(bar.count()).resolves.toBe(0);
 });

@@ -67,7 +67,9 @@ describe('the playground in a browser', () => {
     await page.getByLabel('Prompt', { exact: true }).fill('a lighthouse on a cliff at sunset');
     const watercolor = page.getByRole('radio', { name: 'Watercolor' });
     await watercolor.check({ force: true });
-    await page.waitForFunction(() => Array.from(document.querySelectorAll<HTMLImageElement>('.style-choice img')).every((i) => i.complete && i.naturalWidth > 0));
+    await page.waitForFunction(() =>
+      Array.from(document.querySelectorAll<HTMLImageElement>('.style-choice img')).every((i) => i.complete && i.naturalWidth > 0),
+    );
     await expect(page.locator('.style-choice img').count()).resolves.toBeGreaterThan(4);
     await page.getByLabel('Format').selectOption('png');
     await page.getByLabel('Seed').fill('2026');

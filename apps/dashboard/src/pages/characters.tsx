@@ -17,11 +17,30 @@ const readAsDataUrl = (file: File) =>
 /** Photos chosen in the file input, previewed with object URLs (revoked when replaced or gone). */
 function usePhotos() {
   const [photos, setPhotos] = useState<Array<{ file: File; url: string }>>([]);
-  useEffect(() => () => photos.forEach((p) => URL.revokeObjectURL(p.url)), [photos]);
-  return { photos, set: (files: File[]) => setPhotos(files.slice(0, MAX_PHOTOS).map((file) => ({ file, url: URL.createObjectURL(file) }))), remove: (i: number) => setPhotos(photos.filter((_, j) => j !== i)) };
+  useEffect(
+    () => () => {
+      for (const p of photos) URL.revokeObjectURL(p.url);
+    },
+    [photos],
+  );
+  return {
+    photos,
+    set: (files: File[]) => setPhotos(files.slice(0, MAX_PHOTOS).map((file) => ({ file, url: URL.createObjectURL(file) }))),
+    remove: (i: number) => setPhotos(photos.filter((_, j) => j !== i)),
+  };
 }
 
-function LockFields({ value, onChange, styles, error }: { value: Pick<CharacterInput, 'behavior' | 'lockedStyle' | 'lockedFamily'>; onChange: (v: Partial<CharacterInput>) => void; styles?: StylesView; error: unknown }) {
+function LockFields({
+  value,
+  onChange,
+  styles,
+  error,
+}: {
+  value: Pick<CharacterInput, 'behavior' | 'lockedStyle' | 'lockedFamily'>;
+  onChange: (v: Partial<CharacterInput>) => void;
+  styles?: StylesView;
+  error: unknown;
+}) {
   return (
     <>
       <fieldset class="segmented">
@@ -33,7 +52,11 @@ function LockFields({ value, onChange, styles, error }: { value: Pick<CharacterI
           </label>
         ))}
       </fieldset>
-      <p class="hint">{value.behavior === 'match' ? 'Match: the character takes on the style each request asks for.' : 'Lock: the character always keeps the style or family below, whatever a request asks.'}</p>
+      <p class="hint">
+        {value.behavior === 'match'
+          ? 'Match: the character takes on the style each request asks for.'
+          : 'Lock: the character always keeps the style or family below, whatever a request asks.'}
+      </p>
       {value.behavior === 'lock' && (
         <div class="grid-2 tight">
           <Field label="Locked style" error={fieldError(error, 'lockedStyle')}>
@@ -118,10 +141,26 @@ function CreateCharacter({ styles, onCreated }: { styles?: StylesView; onCreated
     <form class="form" onSubmit={submit}>
       <div class="grid-2 tight">
         <Field label="Name" error={fieldError(error, 'name')}>
-          {(p) => <input {...p} required maxLength={80} value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} placeholder="Captain Mira" />}
+          {(p) => (
+            <input
+              {...p}
+              required
+              maxLength={80}
+              value={form.name}
+              onInput={(e) => setForm({ ...form, name: e.currentTarget.value })}
+              placeholder="Captain Mira"
+            />
+          )}
         </Field>
         <Field label="Description (optional)" error={fieldError(error, 'description')}>
-          {(p) => <input {...p} value={form.description ?? ''} onInput={(e) => setForm({ ...form, description: e.currentTarget.value })} placeholder="Our mascot, a friendly robot" />}
+          {(p) => (
+            <input
+              {...p}
+              value={form.description ?? ''}
+              onInput={(e) => setForm({ ...form, description: e.currentTarget.value })}
+              placeholder="Our mascot, a friendly robot"
+            />
+          )}
         </Field>
       </div>
       <fieldset class="segmented">
@@ -139,7 +178,14 @@ function CreateCharacter({ styles, onCreated }: { styles?: StylesView; onCreated
         <Field label="Reference photos" hint={`1 to ${MAX_PHOTOS} clear photos of the character (PNG, JPEG or WebP).`} error={fieldError(error, 'images')}>
           {(p) => (
             <div>
-              <input {...p} key={inputKey} type="file" accept="image/png,image/jpeg,image/webp" multiple onChange={(e) => photos.set(Array.from(e.currentTarget.files ?? []))} />
+              <input
+                {...p}
+                key={inputKey}
+                type="file"
+                accept="image/png,image/jpeg,image/webp"
+                multiple
+                onChange={(e) => photos.set(Array.from(e.currentTarget.files ?? []))}
+              />
               {photos.photos.length > 0 && (
                 <ul class="photo-previews" aria-label="Selected photos">
                   {photos.photos.map((photo, i) => (
@@ -252,7 +298,9 @@ export function CharactersPage() {
                       <Badge tone={c.behavior === 'lock' ? 'warning' : 'neutral'}>{c.behavior === 'lock' ? 'Lock' : 'Match'}</Badge>
                       {c.lockedStyle && <Badge>style: {c.lockedStyle}</Badge>}
                       {c.lockedFamily && <Badge>family: {c.lockedFamily}</Badge>}
-                      <Badge tone="accent">{c.specSheet !== null && c.referenceCount === 0 ? 'Spec sheet' : `${c.referenceCount} reference${c.referenceCount === 1 ? '' : 's'}`}</Badge>
+                      <Badge tone="accent">
+                        {c.specSheet !== null && c.referenceCount === 0 ? 'Spec sheet' : `${c.referenceCount} reference${c.referenceCount === 1 ? '' : 's'}`}
+                      </Badge>
                     </div>
                     <span class="muted small">Created {formatDate(c.createdAt)}</span>
                   </div>

@@ -24,7 +24,10 @@ function Preview() {
       setResult(answer);
       if (answer.status === 'generating' && answer.jobId) {
         const done = await follow(answer.jobId);
-        if (done) setResult(done.status === 'completed' ? { status: 'ready', imageUrl: done.imageUrl, imageId: done.imageId } : { status: 'failed', error: done.error });
+        if (done)
+          setResult(
+            done.status === 'completed' ? { status: 'ready', imageUrl: done.imageUrl, imageId: done.imageId } : { status: 'failed', error: done.error },
+          );
       }
     });
   };
@@ -73,8 +76,20 @@ export function EmbedPage({ handle }: { handle: string }) {
   const [key, setKey] = useState<string | null>(() => rememberedPublishableKey(handle));
   const [creating, setCreating] = useState(false);
 
-  if (embed.loading && !embed.data) return (<><PageHeader title="Embed" /><Loading label="Loading…" /></>);
-  if (embed.error || !embed.data) return (<><PageHeader title="Embed" /><ErrorState error={embed.error} onRetry={embed.reload} /></>);
+  if (embed.loading && !embed.data)
+    return (
+      <>
+        <PageHeader title="Embed" />
+        <Loading label="Loading…" />
+      </>
+    );
+  if (embed.error || !embed.data)
+    return (
+      <>
+        <PageHeader title="Embed" />
+        <ErrorState error={embed.error} onRetry={embed.reload} />
+      </>
+    );
   const data = embed.data;
   // Only a key that is still live: a revoked one would make the snippet fail silently.
   const liveKey = key && data.publishableKeys.some((k) => key.startsWith(k.prefix)) ? key : null;
@@ -91,7 +106,7 @@ export function EmbedPage({ handle }: { handle: string }) {
           <div class="callout">
             <p>
               Replace <span class="code">{'{{KEY}}'}</span> with one of your publishable keys. PromptPix shows a key only once, when it is created
-              {data.publishableKeys.length ? <> (yours: {data.publishableKeys.map((k) => k.prefix + '…').join(', ')})</> : null}.
+              {data.publishableKeys.length ? <> (yours: {data.publishableKeys.map((k) => `${k.prefix}…`).join(', ')})</> : null}.
             </p>
             {creating ? (
               <KeyForm

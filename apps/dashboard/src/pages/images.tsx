@@ -3,7 +3,26 @@ import type { ImageDetail, ImagePage, ImageSummary, PermalinkView, RegenerateAcc
 import { api, errorMessage, fieldError } from '../api';
 import { BASE, navigate } from '../router';
 import { Icon } from '../icons';
-import { Badge, Card, CopyButton, Dialog, EmptyState, ErrorAlert, ErrorState, Field, JobProgress, Link, Loading, PageHeader, confirmAction, formatDate, toast, useAction, useJob, useResource } from '../ui';
+import {
+  Badge,
+  Card,
+  CopyButton,
+  Dialog,
+  EmptyState,
+  ErrorAlert,
+  ErrorState,
+  Field,
+  JobProgress,
+  Link,
+  Loading,
+  PageHeader,
+  confirmAction,
+  formatDate,
+  toast,
+  useAction,
+  useJob,
+  useResource,
+} from '../ui';
 
 interface Filters {
   q: string;
@@ -35,7 +54,10 @@ const queryOf = (filters: Filters, cursor?: string) => {
 /** Style names for filters and forms: presets the plan includes, then the account's own. */
 export function useStyleOptions() {
   const styles = useResource<StylesView>(`${BASE}/api/styles`);
-  const options = [...(styles.data?.own ?? []).map((s) => ({ value: s.name, label: `${s.name} (yours)` })), ...(styles.data?.presets ?? []).filter((p) => !p.locked).map((p) => ({ value: p.id, label: p.name }))];
+  const options = [
+    ...(styles.data?.own ?? []).map((s) => ({ value: s.name, label: `${s.name} (yours)` })),
+    ...(styles.data?.presets ?? []).filter((p) => !p.locked).map((p) => ({ value: p.id, label: p.name })),
+  ];
   return { options, styles };
 }
 
@@ -121,44 +143,56 @@ export function ImagesPage({ imageId }: { imageId: string | null }) {
     <>
       <PageHeader title="Images" description="Everything generated with your keys, newest first." />
       <Card class="filters-card">
-        <form
-          class="filters"
-          role="search"
-          aria-label="Filter images"
-          onSubmit={(e) => {
-            e.preventDefault();
-            setFilters({ ...draft, q: draft.q.trim() });
-          }}
-        >
-          <Field label="Prompt contains">{(p) => <input {...p} type="search" value={draft.q} placeholder="e.g. lighthouse" onInput={(e) => setDraft({ ...draft, q: e.currentTarget.value })} />}</Field>
-          <Field label="Style">
-            {(p) => (
-              <select {...p} value={draft.style} onChange={(e) => setDraft({ ...draft, style: e.currentTarget.value })}>
-                <option value="">Any style</option>
-                <StyleOptions options={options} />
-              </select>
-            )}
-          </Field>
-          <Field label="From">{(p) => <input {...p} type="date" value={draft.from} max={draft.to || undefined} onInput={(e) => setDraft({ ...draft, from: e.currentTarget.value })} />}</Field>
-          <Field label="To">{(p) => <input {...p} type="date" value={draft.to} min={draft.from || undefined} onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })} />}</Field>
-          <div class="filters-actions">
-            <button type="submit" class="btn btn-primary">
-              Apply
-            </button>
-            {filtered && (
-              <button
-                type="button"
-                class="btn btn-ghost"
-                onClick={() => {
-                  setDraft(NO_FILTERS);
-                  setFilters(NO_FILTERS);
-                }}
-              >
-                Clear
+        <search aria-label="Filter images">
+          <form
+            class="filters"
+            onSubmit={(e) => {
+              e.preventDefault();
+              setFilters({ ...draft, q: draft.q.trim() });
+            }}
+          >
+            <Field label="Prompt contains">
+              {(p) => (
+                <input {...p} type="search" value={draft.q} placeholder="e.g. lighthouse" onInput={(e) => setDraft({ ...draft, q: e.currentTarget.value })} />
+              )}
+            </Field>
+            <Field label="Style">
+              {(p) => (
+                <select {...p} value={draft.style} onChange={(e) => setDraft({ ...draft, style: e.currentTarget.value })}>
+                  <option value="">Any style</option>
+                  <StyleOptions options={options} />
+                </select>
+              )}
+            </Field>
+            <Field label="From">
+              {(p) => (
+                <input {...p} type="date" value={draft.from} max={draft.to || undefined} onInput={(e) => setDraft({ ...draft, from: e.currentTarget.value })} />
+              )}
+            </Field>
+            <Field label="To">
+              {(p) => (
+                <input {...p} type="date" value={draft.to} min={draft.from || undefined} onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })} />
+              )}
+            </Field>
+            <div class="filters-actions">
+              <button type="submit" class="btn btn-primary">
+                Apply
               </button>
-            )}
-          </div>
-        </form>
+              {filtered && (
+                <button
+                  type="button"
+                  class="btn btn-ghost"
+                  onClick={() => {
+                    setDraft(NO_FILTERS);
+                    setFilters(NO_FILTERS);
+                  }}
+                >
+                  Clear
+                </button>
+              )}
+            </div>
+          </form>
+        </search>
       </Card>
       {state.loading ? (
         <Loading label="Loading images…" />
@@ -186,17 +220,22 @@ export function ImagesPage({ imageId }: { imageId: string | null }) {
           </div>
         </>
       )}
-      <ImageDialog
-        imageId={imageId}
-        onClose={() => navigate(`${BASE}/images`)}
-        onChanged={onChanged}
-        onCreated={() => setVersion((v) => v + 1)}
-      />
+      <ImageDialog imageId={imageId} onClose={() => navigate(`${BASE}/images`)} onChanged={onChanged} onCreated={() => setVersion((v) => v + 1)} />
     </>
   );
 }
 
-function ImageDialog({ imageId, onClose, onChanged, onCreated }: { imageId: string | null; onClose: () => void; onChanged: (image: ImageDetail) => void; onCreated: () => void }) {
+function ImageDialog({
+  imageId,
+  onClose,
+  onChanged,
+  onCreated,
+}: {
+  imageId: string | null;
+  onClose: () => void;
+  onChanged: (image: ImageDetail) => void;
+  onCreated: () => void;
+}) {
   return (
     <Dialog open={imageId !== null} title="Image details" onClose={onClose} wide>
       {imageId && <ImageDetailView key={imageId} imageId={imageId} onChanged={onChanged} onCreated={onCreated} />}
@@ -206,7 +245,11 @@ function ImageDialog({ imageId, onClose, onChanged, onCreated }: { imageId: stri
 
 function ImageDetailView({ imageId, onChanged, onCreated }: { imageId: string; onChanged: (image: ImageDetail) => void; onCreated: () => void }) {
   const detail = useResource<ImageDetail>(`${BASE}/api/images/${encodeURIComponent(imageId)}`);
-  const { busy, error: actionError, flag } = useImageFlags((updated) => {
+  const {
+    busy,
+    error: actionError,
+    flag,
+  } = useImageFlags((updated) => {
     detail.setData(() => updated);
     onChanged(updated);
   });
@@ -286,7 +329,15 @@ type FlagAction = 'pin' | 'unpin' | 'reject';
 export function useImageFlags(onUpdated: (image: ImageDetail) => void) {
   const { busy, error, run } = useAction();
   const flag = async (image: ImageDetail, action: FlagAction) => {
-    if (action === 'reject' && !(await confirmAction('Reject this image?', 'A rejected image is never served again from the cache or the library, and new requests for this prompt generate a fresh image. This cannot be undone.', 'Reject image'))) return;
+    if (
+      action === 'reject' &&
+      !(await confirmAction(
+        'Reject this image?',
+        'A rejected image is never served again from the cache or the library, and new requests for this prompt generate a fresh image. This cannot be undone.',
+        'Reject image',
+      ))
+    )
+      return;
     await run(async () => {
       onUpdated(await api<ImageDetail>('POST', `${BASE}/api/images/${encodeURIComponent(image.id)}/${action}`));
       toast(action === 'pin' ? 'Image pinned' : action === 'unpin' ? 'Image unpinned' : 'Image rejected');
@@ -296,7 +347,15 @@ export function useImageFlags(onUpdated: (image: ImageDetail) => void) {
 }
 
 /** Pin or Unpin, and Reject… while the image is not rejected. */
-export function ImageFlagButtons({ image, busy, onFlag }: { image: ImageDetail; busy: boolean; onFlag: (image: ImageDetail, action: FlagAction) => Promise<void> }) {
+export function ImageFlagButtons({
+  image,
+  busy,
+  onFlag,
+}: {
+  image: ImageDetail;
+  busy: boolean;
+  onFlag: (image: ImageDetail, action: FlagAction) => Promise<void>;
+}) {
   return (
     <>
       {image.pinned ? (
@@ -342,10 +401,23 @@ export function SavePermalink({ image, onSaved }: { image: ImageDetail; onSaved:
   return (
     <form class="subsection" onSubmit={save} aria-label="Save as permalink">
       <h3>Save as permalink</h3>
-      <Field label="Permalink name" hint={`${PERMALINK_NAME_RULE}${existing.length ? ' Or pick one of your permalinks to add this image to it.' : ''}`} error={fieldError(error, 'name')}>
+      <Field
+        label="Permalink name"
+        hint={`${PERMALINK_NAME_RULE}${existing.length ? ' Or pick one of your permalinks to add this image to it.' : ''}`}
+        error={fieldError(error, 'name')}
+      >
         {(p) => (
           <div class="inline-form">
-            <input {...p} list="permalink-names" value={name} required maxLength={200} placeholder="hero-banner" onInput={(e) => setName(e.currentTarget.value)} autoComplete="off" />
+            <input
+              {...p}
+              list="permalink-names"
+              value={name}
+              required
+              maxLength={200}
+              placeholder="hero-banner"
+              onInput={(e) => setName(e.currentTarget.value)}
+              autoComplete="off"
+            />
             <datalist id="permalink-names">
               {existing.map((n) => (
                 <option key={n} value={n} />
@@ -358,13 +430,13 @@ export function SavePermalink({ image, onSaved }: { image: ImageDetail; onSaved:
         )}
       </Field>
       {existing.length > 0 && (
-        <div class="chips" role="group" aria-label="Existing permalinks">
+        <fieldset class="chips" aria-label="Existing permalinks">
           {existing.slice(0, 8).map((n) => (
             <button type="button" key={n} class="chip" onClick={() => setName(n)} aria-pressed={name === n}>
               {n}
             </button>
           ))}
-        </div>
+        </fieldset>
       )}
       <ErrorAlert error={error} field="name" />
       {saved && (
@@ -405,13 +477,8 @@ function Regenerate({ image, onCreated }: { image: ImageDetail; onCreated: () =>
           {job?.status === 'failed' && <p class="alert alert-error">The job failed: {job.error ?? 'unknown error'}</p>}
           {job?.status === 'completed' && job.imageUrl && (
             <figure class="regen-result">
-              <img src={job.imageUrl} alt={`New image for: ${image.prompt}`} />
-              <figcaption>
-                New image ready.{' '}
-                {job.imageId && (
-                  <Link href={`${BASE}/images/${encodeURIComponent(job.imageId)}`}>Open it</Link>
-                )}
-              </figcaption>
+              <img src={job.imageUrl} alt={`Regenerated: ${image.prompt}`} />
+              <figcaption>New image ready. {job.imageId && <Link href={`${BASE}/images/${encodeURIComponent(job.imageId)}`}>Open it</Link>}</figcaption>
             </figure>
           )}
         </div>

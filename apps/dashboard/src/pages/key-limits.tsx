@@ -33,7 +33,9 @@ export function KeyLimitsCard({ keyId, name, onClose }: { keyId: string; name: s
 }
 
 function KeyLimitsForm({ view, onSaved }: { view: KeyLimitsView; onSaved: (view: KeyLimitsView) => void }) {
-  const [values, setValues] = useState<Record<BudgetField, string>>(() => Object.fromEntries(BUDGETS.map(([f]) => [f, view[f] === null ? '' : String(view[f])])) as Record<BudgetField, string>);
+  const [values, setValues] = useState<Record<BudgetField, string>>(
+    () => Object.fromEntries(BUDGETS.map(([f]) => [f, view[f] === null ? '' : String(view[f])])) as Record<BudgetField, string>,
+  );
   const [signed, setSigned] = useState(view.signedPrompts);
   const { busy, error, run } = useAction();
 
@@ -50,7 +52,8 @@ function KeyLimitsForm({ view, onSaved }: { view: KeyLimitsView; onSaved: (view:
   return (
     <>
       <p class="muted small">
-        New images a stranger holding this public key can start. Images that already exist always resolve; past a budget, new prompts fail until the hour or day is over.
+        New images a stranger holding this public key can start. Images that already exist always resolve; past a budget, new prompts fail until the hour or day
+        is over.
       </p>
       <table class="table" aria-label="Fresh generations per day">
         <thead>
@@ -73,16 +76,33 @@ function KeyLimitsForm({ view, onSaved }: { view: KeyLimitsView; onSaved: (view:
         </tbody>
       </table>
       <p class="small" data-testid="budget-hit">
-        {view.budgetHitAt ? <>A budget last stopped new generations {formatDate(view.budgetHitAt, true)}.</> : <span class="muted">No budget has been reached.</span>}
+        {view.budgetHitAt ? (
+          <>A budget last stopped new generations {formatDate(view.budgetHitAt, true)}.</>
+        ) : (
+          <span class="muted">No budget has been reached.</span>
+        )}
       </p>
       <form onSubmit={submit} class="form">
         {BUDGETS.map(([field, label]) => (
           <Field key={field} label={label} hint={`Empty: the service default (${view.defaults[field]}).`} error={fieldError(error, field)}>
-            {(p) => <input {...p} name={field} type="number" min={0} step={1} inputMode="numeric" placeholder={String(view.defaults[field])} value={values[field]} onInput={(e) => setValues((v) => ({ ...v, [field]: e.currentTarget.value }))} />}
+            {(p) => (
+              <input
+                {...p}
+                name={field}
+                type="number"
+                min={0}
+                step={1}
+                inputMode="numeric"
+                placeholder={String(view.defaults[field])}
+                value={values[field]}
+                onInput={(e) => setValues((v) => ({ ...v, [field]: e.currentTarget.value }))}
+              />
+            )}
           </Field>
         ))}
         <label class="checkbox">
-          <input type="checkbox" name="signedPrompts" checked={signed} onChange={(e) => setSigned(e.currentTarget.checked)} /> Only generate signed prompts (data-service-sig)
+          <input type="checkbox" name="signedPrompts" checked={signed} onChange={(e) => setSigned(e.currentTarget.checked)} /> Only generate signed prompts
+          (data-service-sig)
         </label>
         <FormError error={error} fields={[...BUDGETS.map(([f]) => f), 'signedPrompts']} />
         <div class="form-actions">

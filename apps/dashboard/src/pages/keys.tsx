@@ -3,7 +3,22 @@ import type { KeyCreated, KeyView } from '@promptpix/contracts';
 import { api, errorMessage, fieldError } from '../api';
 import { forgetPublishableKey, parseDomains, rememberPublishableKey } from '../keys-store';
 import { BASE } from '../router';
-import { Badge, Card, CopyField, EmptyState, Field, FormError, Loaded, PageHeader, confirmAction, confirmAndDelete, formatDate, toast, useAction, useResource } from '../ui';
+import {
+  Badge,
+  Card,
+  CopyField,
+  EmptyState,
+  Field,
+  FormError,
+  Loaded,
+  PageHeader,
+  confirmAction,
+  confirmAndDelete,
+  formatDate,
+  toast,
+  useAction,
+  useResource,
+} from '../ui';
 import { KeyLimitsCard } from './key-limits';
 
 export function KeysPage({ handle }: { handle: string }) {
@@ -13,7 +28,13 @@ export function KeysPage({ handle }: { handle: string }) {
 
   /** A new key with the same settings; the old one stops working on every gateway within seconds. */
   const rotate = async (key: KeyView) => {
-    const ok = await confirmAction(`Rotate “${key.name}”?`, <>A new key replaces <span class="code">{key.prefix}…</span> with the same domains, budgets and signing secret. The old key stops working at once.</>, 'Rotate key');
+    const ok = await confirmAction(
+      `Rotate “${key.name}”?`,
+      <>
+        A new key replaces <span class="code">{key.prefix}…</span> with the same domains, budgets and signing secret. The old key stops working at once.
+      </>,
+      'Rotate key',
+    );
     if (!ok) return;
     try {
       const next = await api<KeyCreated>('POST', `${BASE}/api/keys/${encodeURIComponent(key.id)}/rotate`);
@@ -132,8 +153,12 @@ export function KeysPage({ handle }: { handle: string }) {
                         <Badge tone={k.kind === 'secret' ? 'danger' : 'success'}>{k.kind}</Badge>
                       </td>
                       <td data-label="Domains">{k.domains.length ? k.domains.join(', ') : <span class="muted">{k.kind === 'secret' ? '—' : 'Any'}</span>}</td>
-                      <td data-label="Created" class="nowrap">{formatDate(k.createdAt)}</td>
-                      <td data-label="Last used" class="nowrap">{k.lastUsedAt ? formatDate(k.lastUsedAt, true) : <span class="muted">Never</span>}</td>
+                      <td data-label="Created" class="nowrap">
+                        {formatDate(k.createdAt)}
+                      </td>
+                      <td data-label="Last used" class="nowrap">
+                        {k.lastUsedAt ? formatDate(k.lastUsedAt, true) : <span class="muted">Never</span>}
+                      </td>
                       <td class="actions">
                         {k.kind === 'publishable' && (
                           <button type="button" class="btn btn-secondary btn-small" aria-label={`Budgets of key ${k.name}`} onClick={() => setLimitsOf(k)}>
@@ -161,7 +186,15 @@ export function KeysPage({ handle }: { handle: string }) {
 }
 
 /** The create-key form; also used by the Embed page for a publishable key. */
-export function KeyForm({ onCreated, kind: fixedKind, submitLabel = 'Create key' }: { onCreated: (created: KeyCreated) => void; kind?: KeyView['kind']; submitLabel?: string }) {
+export function KeyForm({
+  onCreated,
+  kind: fixedKind,
+  submitLabel = 'Create key',
+}: {
+  onCreated: (created: KeyCreated) => void;
+  kind?: KeyView['kind'];
+  submitLabel?: string;
+}) {
   const [kind, setKind] = useState<KeyView['kind']>(fixedKind ?? 'secret');
   const [name, setName] = useState('');
   const [domains, setDomains] = useState('');
@@ -170,7 +203,11 @@ export function KeyForm({ onCreated, kind: fixedKind, submitLabel = 'Create key'
   const submit = (event: Event) => {
     event.preventDefault();
     void run(async () => {
-      const created = await api<KeyCreated>('POST', `${BASE}/api/keys`, { kind, name: name.trim(), domains: kind === 'publishable' ? parseDomains(domains) : [] });
+      const created = await api<KeyCreated>('POST', `${BASE}/api/keys`, {
+        kind,
+        name: name.trim(),
+        domains: kind === 'publishable' ? parseDomains(domains) : [],
+      });
       setName('');
       setDomains('');
       onCreated(created);
@@ -194,8 +231,21 @@ export function KeyForm({ onCreated, kind: fixedKind, submitLabel = 'Create key'
         {(p) => <input {...p} name="name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>
       {kind === 'publishable' && (
-        <Field label="Allowed domains" hint="One per line or comma separated, e.g. example.com, *.example.com. Leave empty to allow any site." error={fieldError(error, 'domains')}>
-          {(p) => <textarea {...p} name="domains" rows={3} value={domains} onInput={(e) => setDomains(e.currentTarget.value)} placeholder={'example.com\nwww.example.com'} />}
+        <Field
+          label="Allowed domains"
+          hint="One per line or comma separated, e.g. example.com, *.example.com. Leave empty to allow any site."
+          error={fieldError(error, 'domains')}
+        >
+          {(p) => (
+            <textarea
+              {...p}
+              name="domains"
+              rows={3}
+              value={domains}
+              onInput={(e) => setDomains(e.currentTarget.value)}
+              placeholder={'example.com\nwww.example.com'}
+            />
+          )}
         </Field>
       )}
       <FormError error={error} fields={['name', 'domains', 'kind']} />

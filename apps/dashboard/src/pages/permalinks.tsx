@@ -23,7 +23,12 @@ export function PermalinksPage() {
             {data.permalinks.map((p) => {
               const pinned = p.images.find((i) => i.id === p.pinnedImageId) ?? p.images[0];
               return (
-                <Card key={p.name} class="permalink-card" title={<span class="code">{p.name}</span>} actions={<Badge>{p.images.length === 1 ? '1 image' : `${p.images.length} images`}</Badge>}>
+                <Card
+                  key={p.name}
+                  class="permalink-card"
+                  title={<span class="code">{p.name}</span>}
+                  actions={<Badge>{p.images.length === 1 ? '1 image' : `${p.images.length} images`}</Badge>}
+                >
                   <div class="permalink-body">
                     <div class="permalink-hero">
                       {pinned ? <img src={pinned.url} alt={pinned.prompt} /> : <div class="thumb-empty">No image</div>}
@@ -36,7 +41,10 @@ export function PermalinksPage() {
                         <ul class="thumb-strip" aria-label={`Images in ${p.name}`}>
                           {p.images.map((i) => (
                             <li key={i.id} class={i.id === p.pinnedImageId ? 'is-pinned' : ''}>
-                              <Link href={`${BASE}/images/${encodeURIComponent(i.id)}`} aria-label={`Open image from ${formatDate(i.createdAt)}: ${i.prompt}${i.id === p.pinnedImageId ? ' (pinned)' : ''}`}>
+                              <Link
+                                href={`${BASE}/images/${encodeURIComponent(i.id)}`}
+                                aria-label={`Open image from ${formatDate(i.createdAt)}: ${i.prompt}${i.id === p.pinnedImageId ? ' (pinned)' : ''}`}
+                              >
                                 <img src={i.url} alt="" loading="lazy" />
                               </Link>
                             </li>

@@ -1,5 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { CharacterView, ImageDetail, JobProgressEvent, KeyView, PlaygroundAccepted, PlaygroundInput, PlaygroundMatch, StylesView } from '@promptpix/contracts';
+import type {
+  CharacterView,
+  ImageDetail,
+  JobProgressEvent,
+  KeyView,
+  PlaygroundAccepted,
+  PlaygroundInput,
+  PlaygroundMatch,
+  StylesView,
+} from '@promptpix/contracts';
 import { api, fieldError } from '../api';
 import { BASE } from '../router';
 import { curlCommand, maskedKey, sdkCall } from '../playground-code';
@@ -58,7 +67,12 @@ interface BackendProgress {
  * Follows the job through its event stream (queue position and each status), until it completes or
  * fails; falls back to polling if the stream breaks. Resolves with the final state, or null once aborted.
  */
-function followJob(jobId: string, onUpdate: (job: JobProgressEvent) => void, signal: AbortSignal, onProgress?: (progress: BackendProgress) => void): Promise<JobProgressEvent | null> {
+function followJob(
+  jobId: string,
+  onUpdate: (job: JobProgressEvent) => void,
+  signal: AbortSignal,
+  onProgress?: (progress: BackendProgress) => void,
+): Promise<JobProgressEvent | null> {
   return new Promise((resolve) => {
     const events = new EventSource(`${BASE}/api/jobs/${encodeURIComponent(jobId)}/events`);
     const finish = (job: JobProgressEvent | null) => {
@@ -92,7 +106,13 @@ function StylePicker({ styles, value, onChange }: { styles: StylesView | undefin
         {choices.map((choice) => (
           <label key={choice.id} class={`style-choice${value === choice.id ? ' selected' : ''}`}>
             <input type="radio" name="style" value={choice.id} checked={value === choice.id} onChange={() => onChange(choice.id)} />
-            {choice.previewUrl ? <img src={choice.previewUrl} alt="" loading="lazy" /> : <span class="style-swatch" aria-hidden="true">{choice.name.slice(0, 1)}</span>}
+            {choice.previewUrl ? (
+              <img src={choice.previewUrl} alt="" loading="lazy" />
+            ) : (
+              <span class="style-swatch" aria-hidden="true">
+                {choice.name.slice(0, 1)}
+              </span>
+            )}
             <span class="style-name">{choice.name}</span>
           </label>
         ))}
@@ -112,11 +132,20 @@ function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: b
       {run.job && run.job.status !== 'completed' && (
         <div class="playground-progress">
           <JobProgress job={run.job} />
-          {run.job.status === 'queued' && <p class="muted small">{run.job.position === undefined ? 'Waiting in the queue…' : run.job.position === 0 ? 'Next in the queue' : `${run.job.position} ahead of you in the queue`}</p>}
+          {run.job.status === 'queued' && (
+            <p class="muted small">
+              {run.job.position === undefined
+                ? 'Waiting in the queue…'
+                : run.job.position === 0
+                  ? 'Next in the queue'
+                  : `${run.job.position} ahead of you in the queue`}
+            </p>
+          )}
           {run.job.status === 'processing' && !run.progress && <p class="muted small">Generating…</p>}
           {run.job.status === 'processing' && run.progress && (
             <p class="muted small">
-              {run.progress.fraction !== undefined && <progress max={1} value={run.progress.fraction} aria-label="Generation progress" />} {run.progress.message ?? `${Math.round((run.progress.fraction ?? 0) * 100)}%`}
+              {run.progress.fraction !== undefined && <progress max={1} value={run.progress.fraction} aria-label="Generation progress" />}{' '}
+              {run.progress.message ?? `${Math.round((run.progress.fraction ?? 0) * 100)}%`}
             </p>
           )}
           {run.job.status === 'failed' && <p class="alert alert-error">The job failed: {run.job.error ?? 'unknown error'}</p>}
@@ -128,9 +157,7 @@ function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: b
           <figcaption>
             <span class="detail-badges">
               {run.match && (
-                <Badge tone="accent">
-                  {run.match.match === 'exact' ? 'Exact match' : `Nearest match, score ${run.match.matchScore.toFixed(2)}`}
-                </Badge>
+                <Badge tone="accent">{run.match.match === 'exact' ? 'Exact match' : `Nearest match, score ${run.match.matchScore.toFixed(2)}`}</Badge>
               )}
               {image.pinned && <Badge tone="accent">Pinned</Badge>}
               {image.rejected && <Badge tone="danger">Rejected</Badge>}
@@ -169,7 +196,10 @@ function CodeSample({ title, label, code }: { title: string; label: string; code
         <h3>{title}</h3>
         <CopyButton text={code} what={label} />
       </div>
-      <pre class="code" tabIndex={0} aria-label={label}>
+      {/* A region that scrolls sideways: focusable so that a keyboard can scroll it (axe's scrollable-region-focusable), named by its label. */}
+      {/* biome-ignore lint/a11y/useSemanticElements: the <pre> is what scrolls and keeps the code's whitespace; a <section> around it could not take the focus for it */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling code block must take the keyboard focus so that arrow keys scroll it (WCAG 2.1.1, axe scrollable-region-focusable) */}
+      <pre class="code" role="region" tabIndex={0} aria-label={label}>
         {code}
       </pre>
     </div>
@@ -184,7 +214,8 @@ function EquivalentCalls({ input, keyPrefix }: { input: PlaygroundInput; keyPref
   return (
     <Card title="The same from your code">
       <p class="muted small">
-        What you just did, through the public API with a secret key (shown masked: the dashboard keeps no keys; create one on <Link href={`${BASE}/keys`}>Integration</Link>).
+        What you just did, through the public API with a secret key (shown masked: the dashboard keeps no keys; create one on{' '}
+        <Link href={`${BASE}/keys`}>Integration</Link>).
       </p>
       <CodeSample title="curl" label="curl command" code={curl} />
       <CodeSample title="TypeScript SDK" label="SDK call" code={sdk} />
@@ -239,7 +270,17 @@ export function PlaygroundPage() {
         <Card>
           <form class="form" onSubmit={submit} aria-label="Generate an image">
             <Field label="Prompt" error={fieldError(error, 'prompt')}>
-              {(p) => <textarea {...p} required maxLength={2000} rows={3} value={form.prompt} placeholder="a lighthouse on a cliff at sunset" onInput={(e) => set('prompt', e.currentTarget.value)} />}
+              {(p) => (
+                <textarea
+                  {...p}
+                  required
+                  maxLength={2000}
+                  rows={3}
+                  value={form.prompt}
+                  placeholder="a lighthouse on a cliff at sunset"
+                  onInput={(e) => set('prompt', e.currentTarget.value)}
+                />
+              )}
             </Field>
             <div>
               <fieldset class="segmented">
@@ -253,7 +294,11 @@ export function PlaygroundPage() {
                   Instant
                 </label>
               </fieldset>
-              <p class="hint">{form.mode === 'instant' ? 'The closest image of the shared library, at once and free.' : 'A new image (or your cached one), made by the model; counts toward your quota.'}</p>
+              <p class="hint">
+                {form.mode === 'instant'
+                  ? 'The closest image of the shared library, at once and free.'
+                  : 'A new image (or your cached one), made by the model; counts toward your quota.'}
+              </p>
             </div>
             <StylePicker styles={styles.data} value={form.style} onChange={(style) => set('style', style)} />
             {fieldError(error, 'style') && <p class="field-error">{fieldError(error, 'style')}</p>}
@@ -291,13 +336,27 @@ export function PlaygroundPage() {
                 )}
               </Field>
               <Field label="Seed" hint="Optional; the same seed gives the same image." error={fieldError(error, 'seed')}>
-                {(p) => <input {...p} type="number" min={0} max={4294967295} step={1} inputMode="numeric" value={form.seed} onInput={(e) => set('seed', e.currentTarget.value)} />}
+                {(p) => (
+                  <input
+                    {...p}
+                    type="number"
+                    min={0}
+                    max={4294967295}
+                    step={1}
+                    inputMode="numeric"
+                    value={form.seed}
+                    onInput={(e) => set('seed', e.currentTarget.value)}
+                  />
+                )}
               </Field>
             </div>
             <Field label="Negative prompt" hint="Optional: what the image should not show." error={fieldError(error, 'negativePrompt')}>
               {(p) => <input {...p} maxLength={2000} value={form.negativePrompt} onInput={(e) => set('negativePrompt', e.currentTarget.value)} />}
             </Field>
-            <ErrorAlert error={error} field={['prompt', 'style', 'character', 'width', 'height', 'format', 'seed', 'negativePrompt'].find((f) => fieldError(error, f))} />
+            <ErrorAlert
+              error={error}
+              field={['prompt', 'style', 'character', 'width', 'height', 'format', 'seed', 'negativePrompt'].find((f) => fieldError(error, f))}
+            />
             <div class="form-actions">
               <button type="submit" class="btn btn-primary" disabled={busy || !form.prompt.trim()}>
                 {busy ? 'Working…' : form.mode === 'instant' ? 'Find instantly' : 'Generate'}
@@ -306,7 +365,9 @@ export function PlaygroundPage() {
           </form>
         </Card>
         <div class="playground-side">
-          <Card title="Result">{run ? <Result key={run.job?.jobId ?? run.match?.imageId} run={run} onAgain={again} busy={busy} /> : <p class="muted">Your image shows here.</p>}</Card>
+          <Card title="Result">
+            {run ? <Result key={run.job?.jobId ?? run.match?.imageId} run={run} onAgain={again} busy={busy} /> : <p class="muted">Your image shows here.</p>}
+          </Card>
           {run && <EquivalentCalls input={run.input} keyPrefix={secretPrefix} />}
         </div>
       </div>

@@ -106,7 +106,16 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionView) 
             <form onSubmit={requestLink} noValidate={false}>
               <Field label="E-mail address" error={fieldError(error, 'email')}>
                 {(props) => (
-                  <input {...props} type="email" name="email" autoComplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} placeholder="you@example.com" />
+                  <input
+                    {...props}
+                    type="email"
+                    name="email"
+                    autoComplete="email"
+                    required
+                    value={email}
+                    onInput={(e) => setEmail(e.currentTarget.value)}
+                    placeholder="you@example.com"
+                  />
                 )}
               </Field>
               <ErrorAlert error={error} field="email" />

@@ -11,7 +11,13 @@ function PresetCard({ preset }: { preset: PresetStyleView }) {
   return (
     <li class={`preset${preset.locked ? ' is-locked' : ''}`}>
       <div class="preset-preview">
-        {preset.previewUrl ? <img src={preset.previewUrl} alt={`Preview of the ${preset.name} style`} loading="lazy" /> : <div class="preset-placeholder" aria-hidden="true">{preset.name.slice(0, 1)}</div>}
+        {preset.previewUrl ? (
+          <img src={preset.previewUrl} alt={`Preview of the ${preset.name} style`} loading="lazy" />
+        ) : (
+          <div class="preset-placeholder" aria-hidden="true">
+            {preset.name.slice(0, 1)}
+          </div>
+        )}
         {preset.locked && (
           <span class="lock-flag">
             <Icon name="lock" size={12} /> Locked on your plan
@@ -32,7 +38,17 @@ function PresetCard({ preset }: { preset: PresetStyleView }) {
 
 const emptyStyle: StyleInput = { name: '', description: '', tags: [], baseStyle: null, promptTemplate: '{prompt}' };
 
-function StyleForm({ initial, presets, onSaved, submitLabel }: { initial?: OwnStyleView; presets: PresetStyleView[]; onSaved: (s: OwnStyleView) => void; submitLabel: string }) {
+function StyleForm({
+  initial,
+  presets,
+  onSaved,
+  submitLabel,
+}: {
+  initial?: OwnStyleView;
+  presets: PresetStyleView[];
+  onSaved: (s: OwnStyleView) => void;
+  submitLabel: string;
+}) {
   const [form, setForm] = useState<StyleInput>(initial ? { ...initial } : emptyStyle);
   const [tags, setTags] = useState((initial?.tags ?? []).join(', '));
   const { busy, error, run } = useAction();
@@ -90,7 +106,15 @@ function StyleForm({ initial, presets, onSaved, submitLabel }: { initial?: OwnSt
       <Field label="Tags" hint="Comma separated." error={fieldError(error, 'tags')}>
         {(p) => <input {...p} value={tags} onInput={(e) => setTags(e.currentTarget.value)} placeholder="flat, brand, pastel" />}
       </Field>
-      <Field label="Prompt template" hint={<>Wraps every prompt; <span class="code">{'{prompt}'}</span> is replaced by the request’s prompt.</>} error={templateProblem ?? fieldError(error, 'promptTemplate')}>
+      <Field
+        label="Prompt template"
+        hint={
+          <>
+            Wraps every prompt; <span class="code">{'{prompt}'}</span> is replaced by the request’s prompt.
+          </>
+        }
+        error={templateProblem ?? fieldError(error, 'promptTemplate')}
+      >
         {(p) => <textarea {...p} class="code" rows={3} value={template} onInput={(e) => setForm({ ...form, promptTemplate: e.currentTarget.value })} />}
       </Field>
       <FormError error={error} fields={['name', 'description', 'tags', 'baseStyle', 'promptTemplate']} />
@@ -106,7 +130,8 @@ function StyleForm({ initial, presets, onSaved, submitLabel }: { initial?: OwnSt
 export function StylesPage() {
   const styles = useResource<StylesView>(`${BASE}/api/styles`);
   const [editing, setEditing] = useState<OwnStyleView | null>(null);
-  const update = (fn: (own: OwnStyleView[]) => OwnStyleView[]) => styles.setData((d) => ({ presets: d?.presets ?? [], visualFamilies: d?.visualFamilies ?? [], own: fn(d?.own ?? []) }));
+  const update = (fn: (own: OwnStyleView[]) => OwnStyleView[]) =>
+    styles.setData((d) => ({ presets: d?.presets ?? [], visualFamilies: d?.visualFamilies ?? [], own: fn(d?.own ?? []) }));
 
   const remove = (s: OwnStyleView) =>
     confirmAndDelete({
@@ -118,8 +143,20 @@ export function StylesPage() {
       deleted: `Style “${s.name}” deleted`,
     });
 
-  if (styles.loading && !styles.data) return (<><PageHeader title="Styles" /><Loading label="Loading styles…" /></>);
-  if (styles.error || !styles.data) return (<><PageHeader title="Styles" /><ErrorState error={styles.error} onRetry={styles.reload} /></>);
+  if (styles.loading && !styles.data)
+    return (
+      <>
+        <PageHeader title="Styles" />
+        <Loading label="Loading styles…" />
+      </>
+    );
+  if (styles.error || !styles.data)
+    return (
+      <>
+        <PageHeader title="Styles" />
+        <ErrorState error={styles.error} onRetry={styles.reload} />
+      </>
+    );
   const { presets, own } = styles.data;
   return (
     <>
@@ -169,7 +206,14 @@ export function StylesPage() {
           )}
         </Card>
       </div>
-      <Card title="Presets" actions={<span class="muted small">{presets.filter((p) => !p.locked).length} of {presets.length} on your plan</span>}>
+      <Card
+        title="Presets"
+        actions={
+          <span class="muted small">
+            {presets.filter((p) => !p.locked).length} of {presets.length} on your plan
+          </span>
+        }
+      >
         {presets.length === 0 ? (
           <EmptyState title="No presets" />
         ) : (

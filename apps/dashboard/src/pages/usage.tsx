@@ -41,7 +41,15 @@ function BarChart({ days, metric, label, tone }: { days: UsageDay[]; metric: Met
         {days.map((d, i) => {
           const h = (d[metric] / max) * (height - 4);
           return (
-            <rect key={d.date} x={i * (bar + gap)} y={height - h} width={bar} height={Math.max(h, d[metric] ? 2 : 0)} rx={Math.min(3, bar / 3)} class="chart-bar">
+            <rect
+              key={d.date}
+              x={i * (bar + gap)}
+              y={height - h}
+              width={bar}
+              height={Math.max(h, d[metric] ? 2 : 0)}
+              rx={Math.min(3, bar / 3)}
+              class="chart-bar"
+            >
               <title>{`${formatDate(d.date)}: ${formatNumber(d[metric])} ${label.toLowerCase()}`}</title>
             </rect>
           );
@@ -94,14 +102,23 @@ function FailedJobs({ onRetried }: { onRetried: () => void }) {
   const failed = useResource<FailedJobPage>(`${BASE}/api/failed-jobs?limit=20`);
   const markRetried = (jobId: string, retriedAs: string) => {
     onRetried();
-    failed.setData((page) => ({ nextCursor: page?.nextCursor ?? null, data: (page?.data ?? []).map((j) => (j.jobId === jobId ? { ...j, retriedAs, retriedAt: new Date().toISOString() } : j)) }));
+    failed.setData((page) => ({
+      nextCursor: page?.nextCursor ?? null,
+      data: (page?.data ?? []).map((j) => (j.jobId === jobId ? { ...j, retriedAs, retriedAt: new Date().toISOString() } : j)),
+    }));
   };
   return (
     <Card title="Failed jobs">
-      <Loaded resource={failed} label="Loading failed jobs…" empty={(page) => page.data.length === 0 && <p class="muted">No failed jobs. A job that fails is not charged.</p>}>
+      <Loaded
+        resource={failed}
+        label="Loading failed jobs…"
+        empty={(page) => page.data.length === 0 && <p class="muted">No failed jobs. A job that fails is not charged.</p>}
+      >
         {(page) => (
           <>
-            <p class="muted small">A job that fails is not charged. Retry starts a new job for the same request; it counts toward your quota like any new generation.</p>
+            <p class="muted small">
+              A job that fails is not charged. Retry starts a new job for the same request; it counts toward your quota like any new generation.
+            </p>
             <div class="table-wrap">
               <table class="table">
                 <caption class="sr-only">Failed jobs, newest first</caption>
@@ -174,7 +191,15 @@ export function UsagePage() {
                 <p class="stat-value">
                   {formatNumber(data.quota.used)} <span class="muted">/ {formatNumber(data.quota.limit)}</span>
                 </p>
-                <div class={`progress${percent >= 90 ? ' is-high' : ''}`} role="progressbar" aria-label="Quota used" aria-valuemin={0} aria-valuemax={data.quota.limit} aria-valuenow={data.quota.used} aria-valuetext={`${percent}% of the quota used`}>
+                <div
+                  class={`progress${percent >= 90 ? ' is-high' : ''}`}
+                  role="progressbar"
+                  aria-label="Quota used"
+                  aria-valuemin={0}
+                  aria-valuemax={data.quota.limit}
+                  aria-valuenow={data.quota.used}
+                  aria-valuetext={`${percent}% of the quota used`}
+                >
                   <span style={{ width: `${percent}%` }} />
                 </div>
                 <p class="muted small">

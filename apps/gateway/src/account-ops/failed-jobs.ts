@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { accountStatusError, AppError, fieldError, type Caller, type PlanName } from '@promptpix/core';
+import { accountStatusError, AppError, fieldError, type Caller, type PlanName, type Started } from '@promptpix/core';
 import type { FailedJobRow } from '@promptpix/db';
 import type { GatewayDeps } from '../deps';
 import { chosenModel } from '../http/model-choice';
@@ -42,8 +42,18 @@ export const failedJobsQuerySchema = z.object({
 });
 
 /** A page of failed jobs, newest first, and the cursor of the next page (null: none). */
-export async function listFailedJobs(deps: Pick<GatewayDeps, 'failedJobs'>, accountId: string | undefined, q: Omit<z.infer<typeof failedJobsQuerySchema>, 'account'>) {
-  const rows = await deps.failedJobs.list({ accountId, model: q.model, since: q.since ? new Date(q.since) : undefined, cursor: q.cursor ? decodeCursor(q.cursor) : undefined, limit: q.limit + 1 });
+export async function listFailedJobs(
+  deps: Pick<GatewayDeps, 'failedJobs'>,
+  accountId: string | undefined,
+  q: Omit<z.infer<typeof failedJobsQuerySchema>, 'account'>,
+) {
+  const rows = await deps.failedJobs.list({
+    accountId,
+    model: q.model,
+    since: q.since ? new Date(q.since) : undefined,
+    cursor: q.cursor ? decodeCursor(q.cursor) : undefined,
+    limit: q.limit + 1,
+  });
   const page = rows.slice(0, q.limit);
   return { data: page.map(failedJobView), nextCursor: rows.length > q.limit ? encodeCursor(page[page.length - 1]) : null };
 }
@@ -74,9 +84,11 @@ export async function retryFailedJob(deps: Pick<GatewayDeps, 'failedJobs' | 'acc
   const claim = CLAIM + randomUUID();
   if (!(await deps.failedJobs.claimRetry(jobId, claim))) {
     const again = await deps.failedJobs.find(jobId);
-    throw new AppError('conflict', 'This failed job was retried already', { retriedAs: again?.retriedAs?.startsWith(CLAIM) ? null : (again?.retriedAs ?? null) });
+    throw new AppError('conflict', 'This failed job was retried already', {
+      retriedAs: again?.retriedAs?.startsWith(CLAIM) ? null : (again?.retriedAs ?? null),
+    });
   }
-  let started;
+  let started: Started;
   try {
     started = await deps.generations.start({ ...account, plan: account.plan as PlanName }, row.request, scope.caller ? { caller: scope.caller } : {});
   } catch (error) {

@@ -10,7 +10,11 @@ type Deps = Pick<GatewayDeps, 'apiKeys' | 'invalidation' | 'logger' | 'maxKeysPe
  * most MAX_KEYS_PER_ACCOUNT live keys (409): keys are free to mint and each one is another bucket
  * of rate limit and job slots, counted under a per-account lock (concurrent creates never pass it together).
  */
-export async function createAccountKey(deps: Deps, account: { id: string; handle: string }, input: { kind: KeyKind; name: string; domains: string[] } & Partial<KeyLimits>) {
+export async function createAccountKey(
+  deps: Deps,
+  account: { id: string; handle: string },
+  input: { kind: KeyKind; name: string; domains: string[] } & Partial<KeyLimits>,
+) {
   const created = await deps.apiKeys.createWithin(account.id, input, deps.maxKeysPerAccount);
   if (!created) throw new AppError('conflict', `An account may hold at most ${deps.maxKeysPerAccount} live keys: revoke one first`);
   await deps.invalidation.publish({ kind: 'permalinks', accountId: account.id });

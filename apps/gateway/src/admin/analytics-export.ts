@@ -15,7 +15,9 @@ const csvCell = (value: string): string => (/[",\n\r]/.test(value) ? `"${value.r
 export const CSV_HEADER = 'createdAt,eventType,imageId,metadata,id,count';
 
 export function toCsvLine(e: ExportedEvent): string {
-  return [e.createdAt.toISOString(), e.eventType, e.imageId ?? '', e.metadata == null ? '' : JSON.stringify(e.metadata), e.id, String(e.count)].map(csvCell).join(',');
+  return [e.createdAt.toISOString(), e.eventType, e.imageId ?? '', e.metadata == null ? '' : JSON.stringify(e.metadata), e.id, String(e.count)]
+    .map(csvCell)
+    .join(',');
 }
 
 export const toNdjsonLine = (e: ExportedEvent): string =>
@@ -25,9 +27,9 @@ export const toNdjsonLine = (e: ExportedEvent): string =>
 export async function streamEvents(res: Response, format: 'csv' | 'ndjson', events: AsyncIterable<ExportedEvent>): Promise<void> {
   res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson');
   res.setHeader('Cache-Control', 'no-store');
-  if (format === 'csv') res.write(CSV_HEADER + '\n');
+  if (format === 'csv') res.write(`${CSV_HEADER}\n`);
   for await (const event of events) {
-    const ok = res.write((format === 'csv' ? toCsvLine(event) : toNdjsonLine(event)) + '\n');
+    const ok = res.write(`${format === 'csv' ? toCsvLine(event) : toNdjsonLine(event)}\n`);
     if (!ok) await new Promise((resolve) => res.once('drain', resolve));
   }
   res.end();

@@ -7,21 +7,28 @@ describe.each(SHAPES)('operator queue visibility (%s)', (shape) => {
   let providerDown = true;
 
   beforeAll(async () => {
-    service = await startTestService(shape, { JOB_ATTEMPTS: '2' }, {
-      model: (inner) => ({
-        ...inner,
-        generate: async (req, signal) => {
-          if (providerDown) throw new TransientModelError('provider returned HTTP 503');
-          return inner.generate(req, signal);
-        },
-      }),
-    });
+    service = await startTestService(
+      shape,
+      { JOB_ATTEMPTS: '2' },
+      {
+        model: (inner) => ({
+          ...inner,
+          generate: async (req, signal) => {
+            if (providerDown) throw new TransientModelError('provider returned HTTP 503');
+            return inner.generate(req, signal);
+          },
+        }),
+      },
+    );
   });
   afterAll(() => service.stop());
 
   it('lists depths and failed jobs, and retries a failed job to completion', async () => {
     const account = await service.createAccount();
-    const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'retried by an operator', width: 256, height: 256 });
+    const res = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt: 'retried by an operator', width: 256, height: 256 });
     const failed = await service.waitForJob(res.body.jobId, account.secretKey);
     expect(failed.status).toBe('failed');
 
@@ -32,7 +39,14 @@ describe.each(SHAPES)('operator queue visibility (%s)', (shape) => {
       status = await service.admin('GET', '/admin/api/v1/queue');
     }
     expect(status.status).toBe(200);
-    expect(status.body.depth).toEqual({ waiting: expect.any(Number), active: expect.any(Number), delayed: expect.any(Number), failed: expect.any(Number), groupsWaiting: expect.any(Number), largestGroupBacklog: expect.any(Number) });
+    expect(status.body.depth).toEqual({
+      waiting: expect.any(Number),
+      active: expect.any(Number),
+      delayed: expect.any(Number),
+      failed: expect.any(Number),
+      groupsWaiting: expect.any(Number),
+      largestGroupBacklog: expect.any(Number),
+    });
     expect(status.body.failed).toEqual(expect.arrayContaining([expect.objectContaining({ jobId: res.body.jobId, error: expect.stringContaining('503') })]));
 
     providerDown = false;

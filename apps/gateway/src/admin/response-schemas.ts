@@ -14,10 +14,10 @@ export const adminAccountSchema = z
     quotaUsed: z.int(),
     quotaPeriodStart: z.iso.datetime({ offset: true }),
     createdAt: z.iso.datetime({ offset: true }),
-    mail: z
-      .enum(['sent', 'failed'])
-      .optional()
-      .meta({ description: 'Present when this call approved the account: whether the approval e-mail with its dashboard sign-in link went out (a failure is logged; the call still succeeds)' }),
+    mail: z.enum(['sent', 'failed']).optional().meta({
+      description:
+        'Present when this call approved the account: whether the approval e-mail with its dashboard sign-in link went out (a failure is logged; the call still succeeds)',
+    }),
   })
   .meta({ id: 'AdminAccount' });
 
@@ -40,7 +40,7 @@ export const adminKeySchema = z
     id: z.uuid(),
     kind: z.enum(['secret', 'publishable']),
     name: z.string(),
-    hint: z.string().meta({ description: 'The key\'s first characters' }),
+    hint: z.string().meta({ description: "The key's first characters" }),
     domains: z.array(z.string()),
     budgetClientPerHour: budgetValue,
     budgetClientPerDay: budgetValue,
@@ -48,7 +48,7 @@ export const adminKeySchema = z
     budgetKeyPerDay: budgetValue,
     budgetHitAt: z.iso.datetime({ offset: true }).nullable().meta({ description: 'Last time a budget refused a fresh generation' }),
     signedPrompts: z.boolean(),
-    signingSecret: z.string().nullable().meta({ description: 'Publishable keys: the secret the site\'s server signs prompts with (HMAC-SHA256)' }),
+    signingSecret: z.string().nullable().meta({ description: "Publishable keys: the secret the site's server signs prompts with (HMAC-SHA256)" }),
   })
   .meta({ id: 'AdminKey' });
 
@@ -102,7 +102,10 @@ export const adminFailedJobSchema = z
   .meta({ id: 'AdminFailedJob' });
 
 export const adminFailedJobPageSchema = z
-  .object({ data: z.array(adminFailedJobSchema), nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next (older) page; null on the last' }) })
+  .object({
+    data: z.array(adminFailedJobSchema),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next (older) page; null on the last' }),
+  })
   .meta({ id: 'AdminFailedJobPage' });
 
 export const adminFailedJobRetriedSchema = z
@@ -110,7 +113,9 @@ export const adminFailedJobRetriedSchema = z
     jobId: z.string().meta({ description: 'The new job' }),
     retryOf: z.string(),
     status: z.enum(['queued', 'processing', 'completed', 'failed']),
-    outcome: z.enum(['cached', 'derived', 'joined', 'generated']).meta({ description: 'generated: a fresh generation, charged; cached/derived: served from the cache, free; joined: an identical job in flight' }),
+    outcome: z
+      .enum(['cached', 'derived', 'joined', 'generated'])
+      .meta({ description: 'generated: a fresh generation, charged; cached/derived: served from the cache, free; joined: an identical job in flight' }),
   })
   .meta({ id: 'AdminFailedJobRetried' });
 
@@ -118,13 +123,20 @@ export const adminLibrarySeedSchema = z.object({ seeded: z.int().min(0), existin
 
 export const adminSignInLinkSchema = z
   .object({
-    url: z.string().meta({ description: 'The one-time dashboard sign-in link; hand it to the account holder', example: 'https://promptpix.example.com/dashboard/sign-in#token=…' }),
+    url: z.string().meta({
+      description: 'The one-time dashboard sign-in link; hand it to the account holder',
+      example: 'https://promptpix.example.com/dashboard/sign-in#token=…',
+    }),
     expiresAt: z.iso.datetime().meta({ description: 'When the link stops working (7 days); it works once before then' }),
   })
   .meta({ id: 'AdminSignInLink' });
 
 export const adminWebhookSecretSchema = z
-  .object({ secret: z.string().meta({ description: "The account's webhook signing secret (Standard Webhooks `whsec_` + base64)", example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }) })
+  .object({
+    secret: z
+      .string()
+      .meta({ description: "The account's webhook signing secret (Standard Webhooks `whsec_` + base64)", example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
+  })
   .meta({ id: 'AdminWebhookSecret' });
 
 export const adminWebhookDeliverySchema = z
@@ -134,7 +146,8 @@ export const adminWebhookDeliverySchema = z
     event: z.enum(['completed', 'failed']).nullable().meta({ description: 'Null while waiting for the job to finish' }),
     url: z.string(),
     status: z.enum(['waiting', 'pending', 'delivered', 'failed', 'blocked']).meta({
-      description: 'waiting: for a job in flight; pending: queued or being retried; delivered; failed: every attempt failed; blocked: the SSRF guard refused the address (not retried)',
+      description:
+        'waiting: for a job in flight; pending: queued or being retried; delivered; failed: every attempt failed; blocked: the SSRF guard refused the address (not retried)',
     }),
     attempts: z.int().min(0),
     lastStatusCode: z.int().nullable(),

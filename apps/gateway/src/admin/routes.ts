@@ -6,7 +6,17 @@ import { adminAuth } from './admin-auth';
 import { BODY_LIMITS, jsonBody } from '../http/middleware/body';
 import { seedLibrary } from './library-seed';
 import { streamEvents } from './analytics-export';
-import { analyticsExportQuerySchema, createAccountSchema, createCharacterSchema, createKeySchema, createPermalinkSchema, createStyleSchema, patchAccountSchema, patchCharacterSchema, patchKeyLimitsSchema } from './schemas';
+import {
+  analyticsExportQuerySchema,
+  createAccountSchema,
+  createCharacterSchema,
+  createKeySchema,
+  createPermalinkSchema,
+  createStyleSchema,
+  patchAccountSchema,
+  patchCharacterSchema,
+  patchKeyLimitsSchema,
+} from './schemas';
 import { createAccountCharacter, patchAccountCharacter } from '../account-ops/characters';
 import { createAccountKey, revokeAccountKey, rotateAccountKey, updateKeyLimits } from '../account-ops/keys';
 import { permalinkUrl } from '../account-ops/permalinks';
@@ -63,7 +73,8 @@ export function adminRoutes(deps: GatewayDeps) {
       const mail = account.status === 'approved' ? await approvalMail(account) : undefined;
       res.status(201).json({ ...accountView(account), ...(mail && { mail }) });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('invalid_request', 'Invalid request', { details: { formErrors: [], fieldErrors: { handle: ['Handle already taken'] } } });
+      if (isUniqueViolation(error))
+        throw new AppError('invalid_request', 'Invalid request', { details: { formErrors: [], fieldErrors: { handle: ['Handle already taken'] } } });
       throw error;
     }
   });

@@ -42,7 +42,10 @@ export const keyLimitsShape = {
   budgetClientPerDay: budgetSetting('one client address may start per day'),
   budgetKeyPerHour: budgetSetting('the key may start per hour'),
   budgetKeyPerDay: budgetSetting('the key may start per day'),
-  signedPrompts: z.boolean({ error: 'Expected a boolean' }).optional().meta({ description: 'Publishable keys: start generations only for prompts signed with the key\'s signing secret' }),
+  signedPrompts: z
+    .boolean({ error: 'Expected a boolean' })
+    .optional()
+    .meta({ description: "Publishable keys: start generations only for prompts signed with the key's signing secret" }),
 };
 
 export const createKeySchema = z.object({
@@ -58,7 +61,11 @@ export const patchKeyLimitsSchema = z
 
 export const createPermalinkSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9._~-]{1,200}$/, 'letters, digits and . _ ~ -, 1 to 200 characters'),
-  imageIds: z.array(z.uuid()).min(1).max(100).refine((ids) => new Set(ids).size === ids.length, 'Duplicate image ids'),
+  imageIds: z
+    .array(z.uuid())
+    .min(1)
+    .max(100)
+    .refine((ids) => new Set(ids).size === ids.length, 'Duplicate image ids'),
 });
 
 const isoDate = z.iso
@@ -82,7 +89,10 @@ export const createStyleSchema = z.object({
     .refine((id) => presetById(id) !== undefined, 'Unknown preset')
     .nullable()
     .optional(),
-  promptTemplate: text(0, 2000).refine((t) => t.includes('{prompt}'), 'Must contain {prompt}').nullable().optional(),
+  promptTemplate: text(0, 2000)
+    .refine((t) => t.includes('{prompt}'), 'Must contain {prompt}')
+    .nullable()
+    .optional(),
 });
 
 const characterFields = {

@@ -45,7 +45,10 @@ describe.each(SHAPES)('many sizes of one image (%s)', (shape) => {
 
     const again = await embed(256);
     expect(again).toEqual({ imageId: original.imageId, calls: results.at(-1)!.calls });
-    const viaGenerate = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'one lighthouse, many sizes', width: 256, height: 256, format: 'png' });
+    const viaGenerate = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt: 'one lighthouse, many sizes', width: 256, height: 256, format: 'png' });
     expect(viaGenerate.status).toBe(202);
     expect((await service.waitForJob(viaGenerate.body.jobId, account.secretKey)).imageId).toBe(original.imageId);
     expect(viaGenerate.headers['x-quota-used']).toBe(String(1 + generated));
@@ -78,7 +81,10 @@ describe.each(SHAPES)('many sizes of one image (%s)', (shape) => {
     const elements = Array.from({ length: 40 }, (_, i) => ({ id: `e${i}`, prompt, width: 257 + i }));
     const answers = how === 'batch' ? [await resolve(owner.secretKey, elements)] : await Promise.all(elements.map((e) => resolve(owner.secretKey, [e])));
     for (const answer of answers) expect(answer.status).toBe(200);
-    const images = await imagesOf(answers.flatMap((a) => a.body.results), owner.secretKey);
+    const images = await imagesOf(
+      answers.flatMap((a) => a.body.results),
+      owner.secretKey,
+    );
 
     expect(new Set(images).size).toBe(40);
     expect(images).not.toContain(original);

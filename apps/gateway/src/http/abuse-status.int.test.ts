@@ -17,7 +17,8 @@ describe.each(SHAPES)('account status reaches every door (%s)', (shape) => {
   });
   afterAll(() => service.stop());
 
-  const generate = (prompt: string) => request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, width: 256, height: 256 });
+  const generate = (prompt: string) =>
+    request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, width: 256, height: 256 });
   const quotaUsed = async () => (await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`)).body.quotaUsed;
   /** The job as the store holds it (a suspended account's key can no longer read it). */
   const storedJob = async (jobId: string, done: (status: string) => boolean) => {

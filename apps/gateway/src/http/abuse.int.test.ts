@@ -103,7 +103,11 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
   beforeAll(async () => {
     // No worker: accepted jobs stay queued, so their event streams stay open.
     // HTTP_HEADERS_TIMEOUT_MS small so that a request whose headers never end is closed within the test.
-    service = await startTestService(shape, { MAX_KEYS_PER_ACCOUNT: '4', MAX_CHARACTERS_PER_ACCOUNT: '2', JOB_STREAMS_PER_KEY: '2', JOB_STREAMS_PER_ACCOUNT: '3', HTTP_HEADERS_TIMEOUT_MS: '500' }, { worker: false });
+    service = await startTestService(
+      shape,
+      { MAX_KEYS_PER_ACCOUNT: '4', MAX_CHARACTERS_PER_ACCOUNT: '2', JOB_STREAMS_PER_KEY: '2', JOB_STREAMS_PER_ACCOUNT: '3', HTTP_HEADERS_TIMEOUT_MS: '500' },
+      { worker: false },
+    );
     account = await service.createAccount({ plan: 'free' });
   });
   afterAll(() => service.stop());
@@ -124,7 +128,12 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
       ['with the operator token', '/admin/api/v1/accounts', { Authorization: `Bearer ${TEST_ADMIN_TOKEN}` }],
       ['on the dashboard', '/dashboard/api/characters', {}],
     ])('a gzipped body is refused with 415 %s, never inflated', async (_who, path, headers) => {
-      const res = await request(service.baseUrl).post(path).set(headers).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').send(gzippedJson(20_000_000));
+      const res = await request(service.baseUrl)
+        .post(path)
+        .set(headers)
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'gzip')
+        .send(gzippedJson(20_000_000));
       expect(res.status).toBe(415);
       expect(res.body).toEqual({ error: ErrorMessages.unsupportedEncoding });
     });
@@ -141,32 +150,45 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
     });
 
     it('sign-in, open to anyone, reads at most a few kB', async () => {
-      const res = await request(service.baseUrl).post('/dashboard/api/sign-in').set('Content-Type', 'application/json').send(JSON.stringify({ email: 'a@example.com', pad: 'x'.repeat(20_000) }));
+      const res = await request(service.baseUrl)
+        .post('/dashboard/api/sign-in')
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ email: 'a@example.com', pad: 'x'.repeat(20_000) }));
       expect(res.status).toBe(413);
       expect(res.body).toEqual({ error: ErrorMessages.payloadTooLarge });
     });
 
-    it('an authenticated caller still gets the route\'s own limit: 1 MiB on the API', async () => {
-      const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'x', pad: 'p'.repeat(1_100_000) });
+    it("an authenticated caller still gets the route's own limit: 1 MiB on the API", async () => {
+      const res = await request(service.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${account.secretKey}`)
+        .send({ prompt: 'x', pad: 'p'.repeat(1_100_000) });
       expect(res.status).toBe(413);
-      const small = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'x', pad: 'p'.repeat(500_000) });
+      const small = await request(service.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${account.secretKey}`)
+        .send({ prompt: 'x', pad: 'p'.repeat(500_000) });
       expect(small.status).toBe(202);
     });
   });
 
   describe('connections a stranger holds cost little', () => {
     it('a body that trickles in without a key gets its 401 and the connection is closed at once, not at the request timeout', async () => {
-      const connection = rawConnection(service.baseUrl, `POST /api/v1/generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`, true);
+      const connection = rawConnection(
+        service.baseUrl,
+        `POST /api/v1/generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+        true,
+      );
       // The request timeout is 60 s; the answer is final from the headers.
       expect(await within(3000, connection.closed, connection)).toBeLessThan(3000);
-      expect(connection.received()).toMatch(/^HTTP\/1\.1 401 [^]*\r\nConnection: close\r\n/i);
+      expect(connection.received()).toMatch(/^HTTP\/1\.1 401 [\s\S]*\r\nConnection: close\r\n/i);
       expect(connection.received()).toContain(ErrorMessages.missingKey);
     });
 
     it('an unknown route with a body still arriving: 404, then closed', async () => {
       const connection = rawConnection(service.baseUrl, `PUT /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n`, true);
       await within(3000, connection.closed, connection);
-      expect(connection.received()).toMatch(/^HTTP\/1\.1 404 [^]*\r\nConnection: close\r\n/i);
+      expect(connection.received()).toMatch(/^HTTP\/1\.1 404 [\s\S]*\r\nConnection: close\r\n/i);
     });
 
     it('headers that never end are cut off after the headers timeout (408)', async () => {
@@ -181,10 +203,14 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
       const sockets = new Set<unknown>();
       const call = (method: string, path: string, body?: string) =>
         new Promise<{ status: number; connection?: string }>((resolve, reject) => {
-          const req = http.request(new URL(path, service.baseUrl), { method, agent, headers: { Authorization: `Bearer ${account.secretKey}`, ...(body && { 'Content-Type': 'application/json' }) } }, (res) => {
-            sockets.add(req.socket);
-            res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
-          });
+          const req = http.request(
+            new URL(path, service.baseUrl),
+            { method, agent, headers: { Authorization: `Bearer ${account.secretKey}`, ...(body && { 'Content-Type': 'application/json' }) } },
+            (res) => {
+              sockets.add(req.socket);
+              res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+            },
+          );
           req.on('error', reject);
           req.end(body);
         });
@@ -201,7 +227,8 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
   });
 
   describe('origins', () => {
-    const job = (key: string, origin: string) => request(service.baseUrl).get('/api/v1/job/00000000-0000-4000-8000-000000000000').set('Authorization', `Bearer ${key}`).set('Origin', origin);
+    const job = (key: string, origin: string) =>
+      request(service.baseUrl).get('/api/v1/job/00000000-0000-4000-8000-000000000000').set('Authorization', `Bearer ${key}`).set('Origin', origin);
 
     it('an opaque origin (null) is foreign to a key with a domain list: 403, no CORS header', async () => {
       const restricted = await service.createAccount({ domains: ['example.com'] });
@@ -235,11 +262,20 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
       const style = await service.admin('POST', `/admin/api/v1/accounts/${pro.handle}/styles`, { name: 'warm', baseStyle: PRO_PRESET });
       expect(style.status).toBe(201);
       expect((await service.admin('PATCH', `/admin/api/v1/accounts/${pro.handle}`, { plan: 'free' })).status).toBe(200);
-      const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${pro.secretKey}`).send({ prompt: 'a lowered plan', style: style.body.id });
+      const res = await request(service.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${pro.secretKey}`)
+        .send({ prompt: 'a lowered plan', style: style.body.id });
       expect(res.status).toBe(403);
-      const render = await request(service.baseUrl).get('/api/v1/render').query({ prompt: 'a lowered plan, render', style: style.body.id }).set('Authorization', `Bearer ${pro.secretKey}`);
+      const render = await request(service.baseUrl)
+        .get('/api/v1/render')
+        .query({ prompt: 'a lowered plan, render', style: style.body.id })
+        .set('Authorization', `Bearer ${pro.secretKey}`);
       expect(render.status).toBe(403);
-      const embed = await request(service.baseUrl).post('/api/v1/embed/resolve').set('Authorization', `Bearer ${pro.publishableKey}`).send({ elements: [{ id: 'a', prompt: 'a lowered plan, embed', style: style.body.id }] });
+      const embed = await request(service.baseUrl)
+        .post('/api/v1/embed/resolve')
+        .set('Authorization', `Bearer ${pro.publishableKey}`)
+        .send({ elements: [{ id: 'a', prompt: 'a lowered plan, embed', style: style.body.id }] });
       expect(embed.status).toBe(200);
       expect(embed.body.results[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/needs the pro plan/) });
     });
@@ -248,19 +284,28 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
   describe('the safety filter reads every text the model sees', () => {
     let gory: string;
     beforeAll(async () => {
-      const style = await service.admin('POST', `/admin/api/v1/accounts/${account.handle}/styles`, { name: 'gory', promptTemplate: 'a scene of blood and gore around {prompt}' });
+      const style = await service.admin('POST', `/admin/api/v1/accounts/${account.handle}/styles`, {
+        name: 'gory',
+        promptTemplate: 'a scene of blood and gore around {prompt}',
+      });
       expect(style.status).toBe(201);
       gory = style.body.id;
     });
 
     it('generate for kids with an innocent prompt and a gory template is a 400 naming style', async () => {
-      const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'a friendly puppy', style: gory, ageBuckets: ['kids'] });
+      const res = await request(service.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${account.secretKey}`)
+        .send({ prompt: 'a friendly puppy', style: gory, ageBuckets: ['kids'] });
       expect(res.status).toBe(400);
       expect(Object.keys(res.body.details.fieldErrors)).toEqual(['style']);
     });
 
     it('render and embed refuse it too', async () => {
-      const render = await request(service.baseUrl).get('/api/v1/render').query({ prompt: 'a friendly puppy', style: gory, age: 'kids' }).set('Authorization', `Bearer ${account.secretKey}`);
+      const render = await request(service.baseUrl)
+        .get('/api/v1/render')
+        .query({ prompt: 'a friendly puppy', style: gory, age: 'kids' })
+        .set('Authorization', `Bearer ${account.secretKey}`);
       expect(render.status).toBe(400);
       expect(Object.keys(render.body.details.fieldErrors)).toEqual(['style']);
       const embed = await request(service.baseUrl)
@@ -271,13 +316,16 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
     });
 
     it('the same style for adults is allowed', async () => {
-      const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'a friendly puppy', style: gory, ageBuckets: ['adults'] });
+      const res = await request(service.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${account.secretKey}`)
+        .send({ prompt: 'a friendly puppy', style: gory, ageBuckets: ['adults'] });
       expect(res.status).toBe(202);
     });
   });
 
-  describe('one caller\'s bad analytics never cost another\'s', () => {
-    it('an unpaired surrogate in metadata is a 400, and another account\'s events in the same batch are stored', async () => {
+  describe("one caller's bad analytics never cost another's", () => {
+    it("an unpaired surrogate in metadata is a 400, and another account's events in the same batch are stored", async () => {
       const other = await service.createAccount();
       const otherId = (await service.infra.accounts.findByHandle(other.handle))!.id;
       const poisoned = await request(service.baseUrl)
@@ -293,7 +341,10 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
         .set('Content-Type', 'application/json')
         .send(`{"events":[{"eventType":"click","metadata":{"a":${'['.repeat(50)}${']'.repeat(50)}}}]}`);
       expect(deep.status).toBe(400);
-      const valid = await request(service.baseUrl).post('/api/v1/analytics/events').set('Authorization', `Bearer ${other.publishableKey}`).send({ events: [{ eventType: 'click', metadata: { note: 'fine' } }] });
+      const valid = await request(service.baseUrl)
+        .post('/api/v1/analytics/events')
+        .set('Authorization', `Bearer ${other.publishableKey}`)
+        .send({ events: [{ eventType: 'click', metadata: { note: 'fine' } }] });
       expect(valid.status).toBe(202);
       const stored = await service.storedEvents({ accountId: otherId, eventType: 'click' });
       expect(stored.map((e) => e.metadata)).toEqual([{ note: 'fine' }]);
@@ -306,13 +357,25 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
     // Any code units: NUL, lone surrogates, pairs in either order.
     const anyText = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 12 }).map((units) => String.fromCharCode(...units));
     const metadata = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: 'small' }, anyText, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(anyText, tie('value'), { maxKeys: 3 })),
+      value: fc.oneof(
+        { depthSize: 'small' },
+        anyText,
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(anyText, tie('value'), { maxKeys: 3 }),
+      ),
       root: fc.dictionary(anyText, tie('value'), { maxKeys: 4 }),
     })).root;
     let accepted = 0;
     await fc.assert(
       fc.asyncProperty(metadata, async (m) => {
-        const res = await request(service.baseUrl).post('/api/v1/analytics/events').set('Authorization', `Bearer ${sender.publishableKey}`).set('Content-Type', 'application/json').send(JSON.stringify({ events: [{ eventType: 'heart', metadata: m }] }));
+        const res = await request(service.baseUrl)
+          .post('/api/v1/analytics/events')
+          .set('Authorization', `Bearer ${sender.publishableKey}`)
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify({ events: [{ eventType: 'heart', metadata: m }] }));
         expect([202, 400]).toContain(res.status);
         if (res.status === 202) accepted++;
       }),
@@ -339,7 +402,8 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
 
     it('an account holds at most MAX_CHARACTERS_PER_ACCOUNT characters: one more is a 409 before any photo is decoded', async () => {
       const holder = await service.createAccount();
-      const character = (n: number) => service.admin('POST', `/admin/api/v1/accounts/${holder.handle}/characters`, { name: `c${n}`, specSheet: 'a tall lighthouse keeper' });
+      const character = (n: number) =>
+        service.admin('POST', `/admin/api/v1/accounts/${holder.handle}/characters`, { name: `c${n}`, specSheet: 'a tall lighthouse keeper' });
       expect([(await character(1)).status, (await character(2)).status]).toEqual([201, 201]);
       const dashboard = await dashboardSessionFor(service, holder.handle);
       const over = await dashboard.post('/dashboard/api/characters', { name: 'c3', images: ['not even an image'] });
@@ -350,30 +414,54 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
 
     it('concurrent creates never pass the caps together: 10 keys at once on 2 free places give two 201s, 10 characters at once on a cap of 2 give two', async () => {
       const holder = await service.createAccount();
-      const keys = await Promise.all(Array.from({ length: 10 }, (_, n) => service.admin('POST', `/admin/api/v1/accounts/${holder.handle}/keys`, { kind: 'secret', name: `burst${n}`, domains: [] })));
+      const keys = await Promise.all(
+        Array.from({ length: 10 }, (_, n) =>
+          service.admin('POST', `/admin/api/v1/accounts/${holder.handle}/keys`, { kind: 'secret', name: `burst${n}`, domains: [] }),
+        ),
+      );
       expect(keys.map((r) => r.status).sort()).toEqual([201, 201, ...Array(8).fill(409)]);
       const holderId = (await service.infra.accounts.findByHandle(holder.handle))!.id;
       expect(await service.infra.apiKeys.countActive(holderId)).toBe(4);
-      const characters = await Promise.all(Array.from({ length: 10 }, (_, n) => service.admin('POST', `/admin/api/v1/accounts/${holder.handle}/characters`, { name: `burst${n}`, specSheet: 'a tall lighthouse keeper' })));
+      const characters = await Promise.all(
+        Array.from({ length: 10 }, (_, n) =>
+          service.admin('POST', `/admin/api/v1/accounts/${holder.handle}/characters`, { name: `burst${n}`, specSheet: 'a tall lighthouse keeper' }),
+        ),
+      );
       expect(characters.map((r) => r.status).sort()).toEqual([201, 201, ...Array(8).fill(409)]);
     });
 
     it('streams opened at once never pass the caps together: 8 at once on two keys give 3 (the account cap), at most 2 on one key', async () => {
       const owner = await service.createAccount();
-      const job = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${owner.secretKey}`).send({ prompt: 'a job that waits for a burst' });
+      const job = await request(service.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${owner.secretKey}`)
+        .send({ prompt: 'a job that waits for a burst' });
       expect(job.status).toBe(202);
-      const keys = [owner.publishableKey, owner.secretKey, owner.publishableKey, owner.secretKey, owner.publishableKey, owner.secretKey, owner.publishableKey, owner.secretKey];
+      const keys = [
+        owner.publishableKey,
+        owner.secretKey,
+        owner.publishableKey,
+        owner.secretKey,
+        owner.publishableKey,
+        owner.secretKey,
+        owner.publishableKey,
+        owner.secretKey,
+      ];
       const streams = await Promise.all(keys.map((key) => openStream(service.baseUrl, key, job.body.jobId)));
       const open = streams.filter((s) => s.status === 200);
       expect(streams.map((s) => s.status).sort()).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
-      for (const key of [owner.publishableKey, owner.secretKey]) expect(keys.filter((k, i) => k === key && streams[i].status === 200).length).toBeLessThanOrEqual(2);
+      for (const key of [owner.publishableKey, owner.secretKey])
+        expect(keys.filter((k, i) => k === key && streams[i].status === 200).length).toBeLessThanOrEqual(2);
       for (const s of open) s.close();
       await Promise.all(open.map((s) => s.ended));
     });
 
     it('streams are capped per key and per account (429), and end when the key is revoked or the account suspended', async () => {
       const owner = await service.createAccount();
-      const job = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${owner.secretKey}`).send({ prompt: 'a job that waits' });
+      const job = await request(service.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${owner.secretKey}`)
+        .send({ prompt: 'a job that waits' });
       expect(job.status).toBe(202);
       const open = (key: string) => openStream(service.baseUrl, key, job.body.jobId);
       const [first, second] = [await open(owner.publishableKey), await open(owner.publishableKey)];

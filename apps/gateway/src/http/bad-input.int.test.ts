@@ -20,7 +20,11 @@ describe('bad input never yields a 500', () => {
   afterAll(() => service.stop());
 
   const post = (path: string, body: string | object, key = account.secretKey) =>
-    request(service.baseUrl).post(path).set('Authorization', `Bearer ${key}`).set('Content-Type', 'application/json').send(typeof body === 'string' ? body : JSON.stringify(body));
+    request(service.baseUrl)
+      .post(path)
+      .set('Authorization', `Bearer ${key}`)
+      .set('Content-Type', 'application/json')
+      .send(typeof body === 'string' ? body : JSON.stringify(body));
 
   const expectSpecShape = (res: request.Response, allowed: number[]) => {
     expect(allowed).toContain(res.status);
@@ -34,16 +38,27 @@ describe('bad input never yields a 500', () => {
 
   it('random JSON bodies on generate, embed and analytics', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom('/api/v1/generate', '/api/v1/embed/resolve', '/api/v1/analytics/events'), async (body, path) => {
-        const res = await post(path, JSON.stringify(body));
-        expectSpecShape(res, [200, 202, 400, 404]);
-      }),
+      fc.asyncProperty(
+        fc.jsonValue({ maxDepth: 4 }),
+        fc.constantFrom('/api/v1/generate', '/api/v1/embed/resolve', '/api/v1/analytics/events'),
+        async (body, path) => {
+          const res = await post(path, JSON.stringify(body));
+          expectSpecShape(res, [200, 202, 400, 404]);
+        },
+      ),
       { numRuns: 120 },
     );
   });
 
   it('near-valid generate bodies: every 400 names only real fields', async () => {
-    const value = fc.oneof(fc.string(), fc.integer({ min: -5000, max: 5000 }), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }));
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer({ min: -5000, max: 5000 }),
+      fc.double({ noNaN: true }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.string(), { maxLength: 3 }),
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.record(
@@ -162,13 +177,16 @@ describe('bad input never yields a 500', () => {
 
   it('random query strings on render never yield a 500', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(fc.constantFrom('prompt', 'style', 'width', 'height', 'format', 'age', 'character', 'x'), fc.string({ maxLength: 20 })), async (query) => {
-        const qs = new URLSearchParams({ ...query, key: account.secretKey }).toString();
-        const res = await request(service.baseUrl).get(`/api/v1/render?${qs}`).redirects(0);
-        // A valid request waits for its image; with no worker that is the documented 503 + jobId.
-        if (res.status === 503) expect(res.body).toEqual({ error: expect.any(String), jobId: expect.any(String) });
-        else expect(res.status).toBeLessThan(500);
-      }),
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom('prompt', 'style', 'width', 'height', 'format', 'age', 'character', 'x'), fc.string({ maxLength: 20 })),
+        async (query) => {
+          const qs = new URLSearchParams({ ...query, key: account.secretKey }).toString();
+          const res = await request(service.baseUrl).get(`/api/v1/render?${qs}`).redirects(0);
+          // A valid request waits for its image; with no worker that is the documented 503 + jobId.
+          if (res.status === 503) expect(res.body).toEqual({ error: expect.any(String), jobId: expect.any(String) });
+          else expect(res.status).toBeLessThan(500);
+        },
+      ),
       // Render holds a fresh generation; with no worker it answers 503 after RENDER_WAIT_MS.
       { numRuns: 40 },
     );

@@ -17,8 +17,11 @@ export function cancelAtOf(req: Request, now: Date): string | null {
  * the queue when it passes. Cancelling a finished job does nothing, so the timer needs no clean-up.
  */
 export function watchDeadline(deps: Pick<GatewayDeps, 'cancellation' | 'logger' | 'now'>, jobId: string, cancelAt: string): void {
-  const timer = setTimeout(() => {
-    deps.cancellation.cancel(jobId, null).catch((error: unknown) => deps.logger.warn('Cancel-After deadline could not cancel the job', { jobId, error }));
-  }, Math.max(0, Date.parse(cancelAt) - deps.now().getTime()));
+  const timer = setTimeout(
+    () => {
+      deps.cancellation.cancel(jobId, null).catch((error: unknown) => deps.logger.warn('Cancel-After deadline could not cancel the job', { jobId, error }));
+    },
+    Math.max(0, Date.parse(cancelAt) - deps.now().getTime()),
+  );
   timer.unref();
 }

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { AppError, canonicalJson, fieldError, IDEMPOTENCY_PENDING_SECONDS, IDEMPOTENCY_TTL_SECONDS, parseIdempotencyKey, type IdempotencyStore, type StoredResponse } from '@promptpix/core';
+import {
+  AppError,
+  canonicalJson,
+  fieldError,
+  IDEMPOTENCY_PENDING_SECONDS,
+  IDEMPOTENCY_TTL_SECONDS,
+  parseIdempotencyKey,
+  type IdempotencyStore,
+  type StoredResponse,
+} from '@promptpix/core';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';

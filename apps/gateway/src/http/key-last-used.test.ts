@@ -53,7 +53,13 @@ describe('createLastUsedRecorder', () => {
 
   it('a synchronous throw never reaches the caller', async () => {
     const errors: unknown[] = [];
-    const record = createLastUsedRecorder({ touch: () => { throw new Error('boom'); }, now: () => new Date(), onError: (e) => errors.push(e) });
+    const record = createLastUsedRecorder({
+      touch: () => {
+        throw new Error('boom');
+      },
+      now: () => new Date(),
+      onError: (e) => errors.push(e),
+    });
     expect(() => record('k1')).not.toThrow();
     await new Promise((r) => setImmediate(r));
     expect(errors).toHaveLength(1);

@@ -24,14 +24,58 @@ describe('open job event streams', () => {
   };
 
   it.each([
-    ['a third stream on one key', [['k1', 'a'], ['k1', 'a']], ['k1', 'a'], 'rate_limited: Too many open job event streams for this key'],
-    ['a fourth stream on one account, over several keys', [['k1', 'a'], ['k2', 'a'], ['k3', 'a']], ['k4', 'a'], 'rate_limited: Too many open job event streams for this account'],
-    ['another account is not counted', [['k1', 'a'], ['k1', 'a']], ['k9', 'b'], 'opened'],
-    ['dashboard sessions (no key) count against their account', [[null, 'a'], [null, 'a'], ['k1', 'a']], [null, 'a'], 'rate_limited: Too many open job event streams for this account'],
-    ['dashboard sessions are not held to a key cap', [[null, 'a'], [null, 'a']], [null, 'a'], 'opened'],
+    [
+      'a third stream on one key',
+      [
+        ['k1', 'a'],
+        ['k1', 'a'],
+      ],
+      ['k1', 'a'],
+      'rate_limited: Too many open job event streams for this key',
+    ],
+    [
+      'a fourth stream on one account, over several keys',
+      [
+        ['k1', 'a'],
+        ['k2', 'a'],
+        ['k3', 'a'],
+      ],
+      ['k4', 'a'],
+      'rate_limited: Too many open job event streams for this account',
+    ],
+    [
+      'another account is not counted',
+      [
+        ['k1', 'a'],
+        ['k1', 'a'],
+      ],
+      ['k9', 'b'],
+      'opened',
+    ],
+    [
+      'dashboard sessions (no key) count against their account',
+      [
+        [null, 'a'],
+        [null, 'a'],
+        ['k1', 'a'],
+      ],
+      [null, 'a'],
+      'rate_limited: Too many open job event streams for this account',
+    ],
+    [
+      'dashboard sessions are not held to a key cap',
+      [
+        [null, 'a'],
+        [null, 'a'],
+      ],
+      [null, 'a'],
+      'opened',
+    ],
   ] as const)('%s', (_name, before, next, outcome) => {
     const { open } = setup();
-    before.forEach(([key, account], i) => open(`s${i}`, key, account));
+    before.forEach(([key, account], i) => {
+      open(`s${i}`, key, account);
+    });
     expect(refusal(() => open('next', next[0], next[1]))).toBe(outcome);
   });
 

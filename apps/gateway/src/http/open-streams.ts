@@ -36,8 +36,10 @@ export function createOpenStreams(limits: StreamLimits) {
   return {
     /** Takes a place for a stream that `stop` ends, or throws 429 when its key or account is at its cap (a dashboard session has no key). */
     open(keyId: string | null, accountId: string, stop: () => void): OpenStream {
-      if (keyId !== null && (byKey.get(keyId)?.size ?? 0) >= limits.perKey) throw new AppError('rate_limited', 'Too many open job event streams for this key', { retryAfterMs: 5000 }, { 'Retry-After': '5' });
-      if ((byAccount.get(accountId)?.size ?? 0) >= limits.perAccount) throw new AppError('rate_limited', 'Too many open job event streams for this account', { retryAfterMs: 5000 }, { 'Retry-After': '5' });
+      if (keyId !== null && (byKey.get(keyId)?.size ?? 0) >= limits.perKey)
+        throw new AppError('rate_limited', 'Too many open job event streams for this key', { retryAfterMs: 5000 }, { 'Retry-After': '5' });
+      if ((byAccount.get(accountId)?.size ?? 0) >= limits.perAccount)
+        throw new AppError('rate_limited', 'Too many open job event streams for this account', { retryAfterMs: 5000 }, { 'Retry-After': '5' });
       if (keyId !== null) add(byKey, keyId, stop);
       add(byAccount, accountId, stop);
       return {

@@ -11,7 +11,10 @@ export const openAiErrorBodySchema = z.object({
     message: z.string(),
     type: z.string().meta({ description: 'invalid_request_error, requests (rate limit), insufficient_quota or server_error' }),
     param: z.string().nullable().meta({ description: 'The request field at fault, on a 400' }),
-    code: z.string().nullable().meta({ description: 'invalid_api_key, missing_api_key, rate_limit_exceeded, insufficient_quota, model_not_found, pending_approval, or null' }),
+    code: z
+      .string()
+      .nullable()
+      .meta({ description: 'invalid_api_key, missing_api_key, rate_limit_exceeded, insufficient_quota, model_not_found, pending_approval, or null' }),
   }),
 });
 export type OpenAiErrorBody = z.infer<typeof openAiErrorBodySchema>;
@@ -47,12 +50,21 @@ export function toOpenAiError(error: AppError, now: Date): OpenAiErrorAnswer {
   switch (error.kind) {
     case 'invalid_request': {
       const field = firstFieldError(error);
-      if (field) return { status, headers: error.headers, body: envelope('invalid_request_error', `${error.message}: ${field.param}: ${field.message}`, field.param, ownCode) };
+      if (field)
+        return {
+          status,
+          headers: error.headers,
+          body: envelope('invalid_request_error', `${error.message}: ${field.param}: ${field.message}`, field.param, ownCode),
+        };
       const form = formError(error);
       return { status, headers: error.headers, body: envelope('invalid_request_error', form ? `${error.message}: ${form}` : error.message, null, ownCode) };
     }
     case 'unauthorized':
-      return { status, headers: error.headers, body: envelope('invalid_request_error', error.message, null, error.message === ErrorMessages.missingKey ? 'missing_api_key' : 'invalid_api_key') };
+      return {
+        status,
+        headers: error.headers,
+        body: envelope('invalid_request_error', error.message, null, error.message === ErrorMessages.missingKey ? 'missing_api_key' : 'invalid_api_key'),
+      };
     case 'quota_exceeded': {
       const { used, limit, resetAt } = error.body;
       const message = `${error.message}: ${used} of ${limit} generations used; the quota resets at ${resetAt}`;

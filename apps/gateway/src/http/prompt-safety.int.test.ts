@@ -51,7 +51,13 @@ describe.each(SHAPES)('prompt safety filter (%s)', (shape) => {
     const answer = await request(service.baseUrl)
       .post('/api/v1/embed/resolve')
       .set('Authorization', `Bearer ${account.publishableKey}`)
-      .send({ elements: [{ id: 'ok', prompt: 'a sunflower field' }, { id: 'bad', prompt: 'a shitty sunflower field' }, { id: 'kid', prompt: 'a pirate with a pistol', age: 'kids' }] });
+      .send({
+        elements: [
+          { id: 'ok', prompt: 'a sunflower field' },
+          { id: 'bad', prompt: 'a shitty sunflower field' },
+          { id: 'kid', prompt: 'a pirate with a pistol', age: 'kids' },
+        ],
+      });
     expect(answer.status).toBe(200);
     expect(answer.body.results).toEqual([
       { id: 'ok', status: 'generating', jobId: expect.any(String) },
@@ -59,7 +65,6 @@ describe.each(SHAPES)('prompt safety filter (%s)', (shape) => {
       { id: 'kid', status: 'failed', error: `prompt: ${PROMPT_NOT_FOR_CHILDREN_REASON}` },
     ]);
   });
-
 });
 
 describe('SAFETY_FILTER=off', () => {
@@ -67,7 +72,10 @@ describe('SAFETY_FILTER=off', () => {
     const open = await startTestService('production', { SAFETY_FILTER: 'off' }, { worker: false });
     try {
       const other = await open.createAccount();
-      const answer = await request(open.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${other.secretKey}`).send({ prompt: 'a shitty old car' });
+      const answer = await request(open.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${other.secretKey}`)
+        .send({ prompt: 'a shitty old car' });
       expect(answer.status).toBe(202);
     } finally {
       await open.stop();

@@ -5,9 +5,14 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { parseCancelAfter, parseIdempotencyKey } from '@promptpix/core';
 import { buildOpenApiDocument } from './document';
-import { findOperation, methodsOf, resolveRef } from './document-walk';
+import type { OpenApiDocument } from './document';
+import * as walk from './document-walk';
+import { methodsOf } from './document-walk';
 
 const doc = buildOpenApiDocument({ serverUrl: 'https://images.example.com', version: '1.2.3' });
+// The tests read the document as plain JSON, following optional members without narrowing each.
+const findOperation = (d: OpenApiDocument, method: string, path: string): any => walk.findOperation(d, method, path);
+const resolveRef = (d: OpenApiDocument, value: unknown): any => walk.resolveRef(d, value);
 
 const schemaOf = (method: string, path: string) => {
   const op = findOperation(doc, method, path);
@@ -15,8 +20,10 @@ const schemaOf = (method: string, path: string) => {
   return resolveRef(doc, body?.content?.['application/json']?.schema);
 };
 const at = (schema: any, ...keys: string[]) => keys.reduce((s, k) => resolveRef(doc, k === '[]' ? s?.items : s?.properties?.[k]), schema);
-const queryParam = (method: string, path: string, name: string) => findOperation(doc, method, path)?.parameters?.find((p: any) => p.in === 'query' && p.name === name)?.schema;
-const headerParam = (method: string, path: string, name: string) => findOperation(doc, method, path)?.parameters?.find((p: any) => p.in === 'header' && p.name === name)?.schema;
+const queryParam = (method: string, path: string, name: string) =>
+  findOperation(doc, method, path)?.parameters?.find((p: any) => p.in === 'query' && p.name === name)?.schema;
+const headerParam = (method: string, path: string, name: string) =>
+  findOperation(doc, method, path)?.parameters?.find((p: any) => p.in === 'header' && p.name === name)?.schema;
 
 describe('OpenAPI document', () => {
   it('validates against the OpenAPI 3.1 schema (@seriousme/openapi-schema-validator)', () => {
@@ -62,8 +69,16 @@ describe('OpenAPI document', () => {
 
   it.each([
     ['generate prompt', () => at(schemaOf('post', '/api/v1/generate'), 'prompt'), { type: 'string', minLength: 1, maxLength: 2000 }],
-    ['generate width', () => at(schemaOf('post', '/api/v1/generate'), 'width'), { type: 'integer', minimum: 256, maximum: 2048, multipleOf: 64, default: 1024 }],
-    ['generate height', () => at(schemaOf('post', '/api/v1/generate'), 'height'), { type: 'integer', minimum: 256, maximum: 2048, multipleOf: 64, default: 1024 }],
+    [
+      'generate width',
+      () => at(schemaOf('post', '/api/v1/generate'), 'width'),
+      { type: 'integer', minimum: 256, maximum: 2048, multipleOf: 64, default: 1024 },
+    ],
+    [
+      'generate height',
+      () => at(schemaOf('post', '/api/v1/generate'), 'height'),
+      { type: 'integer', minimum: 256, maximum: 2048, multipleOf: 64, default: 1024 },
+    ],
     ['generate strength', () => at(schemaOf('post', '/api/v1/generate'), 'strength'), { type: 'number', minimum: 0, maximum: 1, default: 1 }],
     ['generate format', () => at(schemaOf('post', '/api/v1/generate'), 'format'), { enum: ['png', 'jpeg', 'webp'], default: 'webp' }],
     ['generate ageBuckets', () => at(schemaOf('post', '/api/v1/generate'), 'ageBuckets'), { type: 'array', maxItems: 1 }],
@@ -73,11 +88,19 @@ describe('OpenAPI document', () => {
     ['embed element id', () => at(schemaOf('post', '/api/v1/embed/resolve'), 'elements', '[]', 'id'), { minLength: 1, maxLength: 100 }],
     ['embed shortcut', () => at(schemaOf('post', '/api/v1/embed/resolve'), 'elements', '[]', 'shortcut'), { minLength: 1, maxLength: 200 }],
     ['embed style', () => at(schemaOf('post', '/api/v1/embed/resolve'), 'elements', '[]', 'style'), { maxLength: 200 }],
-    ['embed width', () => at(schemaOf('post', '/api/v1/embed/resolve'), 'elements', '[]', 'width'), { type: 'integer', minimum: 256, maximum: 2048, default: 1024 }],
+    [
+      'embed width',
+      () => at(schemaOf('post', '/api/v1/embed/resolve'), 'elements', '[]', 'width'),
+      { type: 'integer', minimum: 256, maximum: 2048, default: 1024 },
+    ],
     ['embed age', () => at(schemaOf('post', '/api/v1/embed/resolve'), 'elements', '[]', 'age'), { enum: ['kids', 'bigkids', 'adults'] }],
     ['embed tags', () => at(schemaOf('post', '/api/v1/embed/resolve'), 'elements', '[]', 'tags'), { maxItems: 10 }],
     ['analytics events', () => at(schemaOf('post', '/api/v1/analytics/events'), 'events'), { minItems: 1, maxItems: 100 }],
-    ['analytics eventType', () => at(schemaOf('post', '/api/v1/analytics/events'), 'events', '[]', 'eventType'), { enum: ['impression', 'click', 'generate', 'cache_hit', 'pin', 'reject', 'style_applied', 'heart', 'flag', 'view'] }],
+    [
+      'analytics eventType',
+      () => at(schemaOf('post', '/api/v1/analytics/events'), 'events', '[]', 'eventType'),
+      { enum: ['impression', 'click', 'generate', 'cache_hit', 'pin', 'reject', 'style_applied', 'heart', 'flag', 'view'] },
+    ],
     ['render prompt', () => queryParam('get', '/api/v1/render', 'prompt'), { minLength: 1, maxLength: 2000 }],
     ['render width', () => queryParam('get', '/api/v1/render', 'width'), { type: 'integer', minimum: 256, maximum: 2048, multipleOf: 64, default: 1024 }],
   ])('%s carries the bounds of the spec', (_name, schema, expected) => {
@@ -92,13 +115,19 @@ describe('OpenAPI document', () => {
     };
     const documented = (name: string) => accepts(headerParam('post', '/api/v1/generate', name));
 
-    it.each(['0', '1', '2', '59', '3599', '3600', '3601', '9999', '10000', '-5', '1.5', 'abc', 'Tue, 24 Nov 2026 12:00:00 GMT'])('Cancel-After: %p', (value) => {
-      expect(documented('Cancel-After')(value)).toBe(!('error' in parseCancelAfter(value, new Date())));
-    });
+    it.each(['0', '1', '2', '59', '3599', '3600', '3601', '9999', '10000', '-5', '1.5', 'abc', 'Tue, 24 Nov 2026 12:00:00 GMT'])(
+      'Cancel-After: %p',
+      (value) => {
+        expect(documented('Cancel-After')(value)).toBe(!('error' in parseCancelAfter(value, new Date())));
+      },
+    );
 
-    it.each(['k-1', '0f8c3b2e-4c1d-4e55-9a8e-2f1f0d7c9b11', 'x'.repeat(255), 'x'.repeat(256), '', 'has space', 'ünïcode', 'tab\there', '~!@#$%^&*()'])('Idempotency-Key: %p', (value) => {
-      expect(documented('Idempotency-Key')(value)).toBe(!('error' in parseIdempotencyKey(value)));
-    });
+    it.each(['k-1', '0f8c3b2e-4c1d-4e55-9a8e-2f1f0d7c9b11', 'x'.repeat(255), 'x'.repeat(256), '', 'has space', 'ünïcode', 'tab\there', '~!@#$%^&*()'])(
+      'Idempotency-Key: %p',
+      (value) => {
+        expect(documented('Idempotency-Key')(value)).toBe(!('error' in parseIdempotencyKey(value)));
+      },
+    );
   });
 
   it('requires what the spec requires', () => {
@@ -125,7 +154,12 @@ describe('OpenAPI document', () => {
   });
 
   it.each([
-    ['post', '/api/v1/generate', '202', ['X-Quota-Used', 'X-Quota-Limit', 'X-Quota-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Idempotent-Replayed']],
+    [
+      'post',
+      '/api/v1/generate',
+      '202',
+      ['X-Quota-Used', 'X-Quota-Limit', 'X-Quota-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Idempotent-Replayed'],
+    ],
     ['post', '/api/v1/generate', '402', ['X-Quota-Used', 'X-Quota-Limit', 'X-Quota-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']],
     ['post', '/api/v1/generate', '409', ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After']],
     ['get', '/api/v1/render', '302', ['Location', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']],

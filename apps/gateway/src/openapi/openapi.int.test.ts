@@ -92,7 +92,8 @@ describe('OpenAPI document and routes', () => {
     expect(registered.length).toBeGreaterThan(30);
     expect(documented).toEqual(registered);
     // The preflight route answers every /api/v1/ path, and each of them documents it.
-    for (const [path, item] of Object.entries(doc.paths ?? {})) if (path.startsWith('/api/v1/')) expect({ path, options: methodsOf(item).includes('options') }).toEqual({ path, options: true });
+    for (const [path, item] of Object.entries(doc.paths ?? {}))
+      if (path.startsWith('/api/v1/')) expect({ path, options: methodsOf(item).includes('options') }).toEqual({ path, options: true });
   });
 
   it('serves the document at /api/openapi.json, to any origin', async () => {
@@ -125,7 +126,11 @@ describe('OpenAPI document and routes', () => {
   });
 
   it('answers operations documented without a key, without one', async () => {
-    const open = Object.entries(doc.paths ?? {}).flatMap(([path, item]) => methodsOf(item).filter((m) => ((item as any)[m].security ?? []).length === 0).map((m) => ({ m, path })));
+    const open = Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+      methodsOf(item)
+        .filter((m) => ((item as any)[m].security ?? []).length === 0)
+        .map((m) => ({ m, path })),
+    );
     for (const { m, path } of open) {
       const answer = await call(m, path, { handle: account.handle, name: 'none', file: 'swagger-ui.css' });
       expect({ path, status: answer.status }).not.toEqual({ path, status: 401 });
@@ -140,7 +145,12 @@ describe('responses recorded from the service match the document', () => {
 
     // Generation, jobs, images.
     // With a webhook the SSRF guard blocks at delivery (this machine's own name resolves to a non-public address), so the delivery log below has an entry to check.
-    const started = await call('post', '/api/v1/generate', {}, { key: sk, body: { prompt: 'a lighthouse at dusk', width: 512, height: 512, format: 'png', webhookUrl: `https://${hostname()}:9/hook` } });
+    const started = await call(
+      'post',
+      '/api/v1/generate',
+      {},
+      { key: sk, body: { prompt: 'a lighthouse at dusk', width: 512, height: 512, format: 'png', webhookUrl: `https://${hostname()}:9/hook` } },
+    );
     expect(started.status).toBe(202);
     await call('get', '/api/v1/job/{jobId}', { jobId: started.body.jobId }, { key: pk });
     const done = await service.waitForJob(started.body.jobId, sk);
@@ -151,7 +161,10 @@ describe('responses recorded from the service match the document', () => {
     expect((await call('delete', '/api/v1/job/{jobId}', { jobId: started.body.jobId }, { key: sk })).status).toBe(409);
     const toCancel = await call('post', '/api/v1/generate', {}, { key: sk, headers: { 'cancel-after': '60' }, body: { prompt: 'a job to cancel' } });
     expect((await call('delete', '/api/v1/job/{jobId}', { jobId: toCancel.body.jobId }, { key: sk })).body.error).toBe('cancelled');
-    expect([(await call('get', '/api/v1/job/{jobId}/events', { jobId: started.body.jobId }, { key: pk })).status, (await call('get', '/api/v1/job/{jobId}/events', { jobId: 'no-such-job' }, { key: pk })).status]).toEqual([200, 404]);
+    expect([
+      (await call('get', '/api/v1/job/{jobId}/events', { jobId: started.body.jobId }, { key: pk })).status,
+      (await call('get', '/api/v1/job/{jobId}/events', { jobId: 'no-such-job' }, { key: pk })).status,
+    ]).toEqual([200, 404]);
     expect((await call('post', '/api/v1/generate', {}, { key: sk, body: { prompt: 'x', width: 300 } })).status).toBe(400);
     const once = { key: sk, headers: { 'idempotency-key': 'k-1' }, body: { prompt: 'a lighthouse at dusk', width: 512, height: 512, format: 'png' } };
     expect((await call('post', '/api/v1/generate', {}, once)).status).toBe(202);
@@ -159,13 +172,15 @@ describe('responses recorded from the service match the document', () => {
     expect((await call('post', '/api/v1/generate', {}, { key: sk, headers: { 'idempotency-key': 'k-1' }, body: { prompt: 'another' } })).status).toBe(409);
     expect((await call('post', '/api/v1/generate', {}, { key: sk, rawBody: '{"prompt":' })).body).toEqual({ error: ErrorMessages.invalidJson });
     expect((await call('post', '/api/v1/generate', {}, { key: sk, rawBody: JSON.stringify({ prompt: 'x'.repeat(1_100_000) }) })).status).toBe(413);
-    expect((await call('post', '/api/v1/generate', {}, { key: 'sk_live_' + 'x'.repeat(40), body: { prompt: 'x' } })).status).toBe(401);
+    expect((await call('post', '/api/v1/generate', {}, { key: `sk_live_${'x'.repeat(40)}`, body: { prompt: 'x' } })).status).toBe(401);
     expect((await call('post', '/api/v1/generate', {}, { key: sk, body: { prompt: 'a lighthouse at dusk', mode: 'instant' } })).status).toBe(200);
     expect((await call('post', '/api/v1/generate', {}, { key: sk, body: { prompt: 'qqqq zzzz xxxx', mode: 'instant' } })).status).toBe(404);
     // A style above the plan is refused by the handler, after the rate limit counted the call.
     const abovePlan = await call('post', '/api/v1/generate', {}, { key: sk, body: { prompt: 'x', style: 'film-noir' } });
     expect([abovePlan.status, abovePlan.headers.has('x-ratelimit-remaining')]).toEqual([403, true]);
-    expect((await call('get', '/api/v1/job/{jobId}/events', { jobId: started.body.jobId }, { key: pk, headers: { 'last-event-id': 'completed' } })).status).toBe(204);
+    expect(
+      (await call('get', '/api/v1/job/{jobId}/events', { jobId: started.body.jobId }, { key: pk, headers: { 'last-event-id': 'completed' } })).status,
+    ).toBe(204);
 
     const broke = await service.createAccount({ monthlyGenerations: 0 });
     expect((await call('post', '/api/v1/generate', {}, { key: broke.secretKey, body: { prompt: 'a new take' } })).status).toBe(402);
@@ -173,9 +188,13 @@ describe('responses recorded from the service match the document', () => {
     const pending = await service.createAccount({ status: 'pending' });
     expect((await call('post', '/api/v1/generate', {}, { key: pending.secretKey, body: { prompt: 'x' } })).body.code).toBe('pending_approval');
     expect((await call('get', '/api/v1/styles', {}, { key: pending.publishableKey })).body.code).toBe('pending_approval');
-    expect((await call('post', '/api/v1/analytics/events', {}, { key: pending.publishableKey, body: { events: [{ eventType: 'view' }] } })).body.code).toBe('pending_approval');
+    expect((await call('post', '/api/v1/analytics/events', {}, { key: pending.publishableKey, body: { events: [{ eventType: 'view' }] } })).body.code).toBe(
+      'pending_approval',
+    );
 
-    expect((await call('get', '/api/v1/render', {}, { query: { prompt: 'a lighthouse at dusk', key: sk, width: '512', height: '512', format: 'png' } })).status).toBe(302);
+    expect(
+      (await call('get', '/api/v1/render', {}, { query: { prompt: 'a lighthouse at dusk', key: sk, width: '512', height: '512', format: 'png' } })).status,
+    ).toBe(302);
     const held = await call('get', '/api/v1/render', {}, { query: { prompt: 'a slow red kite', key: sk } });
     expect(held.status).toBe(503);
     expect((await call('get', '/api/v1/render', {}, { query: { key: sk } })).status).toBe(400);
@@ -190,24 +209,64 @@ describe('responses recorded from the service match the document', () => {
     // Styles, characters.
     expect((await call('get', '/api/v1/styles', {}, { key: pk })).status).toBe(200);
     expect((await call('get', '/api/v1/styles/public')).status).toBe(200);
-    const created = await call('post', '/admin/api/v1/accounts/{handle}/characters', { handle: account.handle }, { key: 'test-admin-token-0123456789abcdef', body: { name: 'Pip', specSheet: 'a small green robot' } });
+    const created = await call(
+      'post',
+      '/admin/api/v1/accounts/{handle}/characters',
+      { handle: account.handle },
+      { key: 'test-admin-token-0123456789abcdef', body: { name: 'Pip', specSheet: 'a small green robot' } },
+    );
     expect(created.status).toBe(201);
-    expect((await call('patch', '/admin/api/v1/accounts/{handle}/characters/{id}', { handle: account.handle, id: created.body.id }, { key: 'test-admin-token-0123456789abcdef', body: { behavior: 'lock' } })).status).toBe(200);
+    expect(
+      (
+        await call(
+          'patch',
+          '/admin/api/v1/accounts/{handle}/characters/{id}',
+          { handle: account.handle, id: created.body.id },
+          { key: 'test-admin-token-0123456789abcdef', body: { behavior: 'lock' } },
+        )
+      ).status,
+    ).toBe(200);
     expect((await call('get', '/api/v1/characters', {}, { key: sk })).body.characters).toHaveLength(1);
 
     // Embed and analytics.
-    const resolved = await call('post', '/api/v1/embed/resolve', {}, {
-      key: pk,
-      body: { elements: [{ id: 'a', prompt: 'a lighthouse at dusk', width: 512, height: 512, format: 'png' }, { id: 'b', prompt: 'a brand new scene' }, { id: 'c', shortcut: 'no-such-link' }, { id: 'd', prompt: 'lighthouse', mode: 'instant' }] },
-    });
+    const resolved = await call(
+      'post',
+      '/api/v1/embed/resolve',
+      {},
+      {
+        key: pk,
+        body: {
+          elements: [
+            { id: 'a', prompt: 'a lighthouse at dusk', width: 512, height: 512, format: 'png' },
+            { id: 'b', prompt: 'a brand new scene' },
+            { id: 'c', shortcut: 'no-such-link' },
+            { id: 'd', prompt: 'lighthouse', mode: 'instant' },
+          ],
+        },
+      },
+    );
     expect(resolved.body.results.map((r: { status: string }) => r.status)).toEqual(['ready', 'generating', 'failed', 'ready']);
     expect((await call('post', '/api/v1/embed/resolve', {}, { key: pk, body: { elements: [] } })).status).toBe(400);
     const fenced = await service.createAccount({ domains: ['shop.example.com'] });
-    const fencedImage = call('post', '/api/v1/generate', {}, { key: fenced.secretKey, body: { prompt: 'a fenced garden' } }).then((r) => service.waitForJob(r.body.jobId, fenced.secretKey));
-    expect((await call('post', '/api/v1/embed/resolve', {}, { key: fenced.publishableKey, headers: { origin: 'https://evil.example.net' }, body: { elements: [{ id: 'a', prompt: 'x' }] } })).status).toBe(403);
-    expect((await call('post', '/api/v1/analytics/events', {}, { key: pk, body: { events: [{ eventType: 'impression', imageId: done.imageId }] } })).status).toBe(202);
+    const fencedImage = call('post', '/api/v1/generate', {}, { key: fenced.secretKey, body: { prompt: 'a fenced garden' } }).then((r) =>
+      service.waitForJob(r.body.jobId, fenced.secretKey),
+    );
+    expect(
+      (
+        await call(
+          'post',
+          '/api/v1/embed/resolve',
+          {},
+          { key: fenced.publishableKey, headers: { origin: 'https://evil.example.net' }, body: { elements: [{ id: 'a', prompt: 'x' }] } },
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (await call('post', '/api/v1/analytics/events', {}, { key: pk, body: { events: [{ eventType: 'impression', imageId: done.imageId }] } })).status,
+    ).toBe(202);
     const limited = await service.createAccount();
-    for (let i = 0; i < 30; i++) expect((await call('post', '/api/v1/analytics/events', {}, { key: limited.publishableKey, body: { events: [] } })).status).toBe(400);
+    for (let i = 0; i < 30; i++)
+      expect((await call('post', '/api/v1/analytics/events', {}, { key: limited.publishableKey, body: { events: [] } })).status).toBe(400);
     expect((await call('post', '/api/v1/analytics/events', {}, { key: limited.publishableKey, body: { events: [] } })).status).toBe(429);
     for (let i = 0; i < 30; i++) await call('post', '/api/v1/generate', {}, { key: limited.secretKey, body: {} });
     expect((await call('post', '/api/v1/generate', {}, { key: limited.secretKey, body: {} })).status).toBe(429);
@@ -218,11 +277,29 @@ describe('responses recorded from the service match the document', () => {
 
     // Permalinks.
     const admin = 'test-admin-token-0123456789abcdef';
-    expect((await call('post', '/admin/api/v1/accounts/{handle}/permalinks', { handle: account.handle }, { key: admin, body: { name: 'hero', imageIds: [done.imageId] } })).status).toBe(201);
+    expect(
+      (
+        await call(
+          'post',
+          '/admin/api/v1/accounts/{handle}/permalinks',
+          { handle: account.handle },
+          { key: admin, body: { name: 'hero', imageIds: [done.imageId] } },
+        )
+      ).status,
+    ).toBe(201);
     expect((await call('get', '/api/img/{handle}/{name}', { handle: account.handle, name: 'hero' })).status).toBe(302);
     expect((await call('get', '/api/img/{handle}/{name}', { handle: account.handle, name: 'nope' })).status).toBe(404);
     const fencedLink = { handle: fenced.handle, name: 'garden' };
-    expect((await call('post', '/admin/api/v1/accounts/{handle}/permalinks', { handle: fenced.handle }, { key: admin, body: { name: 'garden', imageIds: [(await fencedImage).imageId] } })).status).toBe(201);
+    expect(
+      (
+        await call(
+          'post',
+          '/admin/api/v1/accounts/{handle}/permalinks',
+          { handle: fenced.handle },
+          { key: admin, body: { name: 'garden', imageIds: [(await fencedImage).imageId] } },
+        )
+      ).status,
+    ).toBe(201);
     expect((await call('get', '/api/img/{handle}/{name}', fencedLink, { headers: { referer: 'https://evil.example.net/page' } })).status).toBe(403);
     expect((await call('get', '/api/img/{handle}/{name}', fencedLink, { headers: { referer: 'https://shop.example.com/page' } })).status).toBe(302);
     expect((await call('patch', '/api/v1/image/{id}/reject', { id: done.imageId }, { key: sk })).body).toEqual({ id: done.imageId, rejected: true });
@@ -230,23 +307,27 @@ describe('responses recorded from the service match the document', () => {
     // The OpenAI-compatible surface (a fresh key: the scenario above spent this one's per-minute allowance).
     const oa = (await service.createAccount()).secretKey;
     // RENDER_WAIT_MS is shorter than the model here: a 503 until the image exists, then the image.
-    const openAiImage = () => call('post', '/v1/images/generations', {}, { key: oa, body: { prompt: 'a lighthouse at dusk', size: '512x512', output_format: 'png' } });
+    const openAiImage = () =>
+      call('post', '/v1/images/generations', {}, { key: oa, body: { prompt: 'a lighthouse at dusk', size: '512x512', output_format: 'png' } });
     let generated = await openAiImage();
     expect(generated.status).toBe(503);
     while (generated.status === 503) generated = await openAiImage();
     expect(generated.body.data).toHaveLength(1);
     expect((await call('post', '/v1/images/generations', {}, { key: oa, body: { prompt: 'x', size: 'huge' } })).body.error.param).toBe('size');
-    expect((await call('post', '/v1/images/generations', {}, { key: 'sk_live_' + 'x'.repeat(40), body: { prompt: 'x' } })).status).toBe(401);
+    expect((await call('post', '/v1/images/generations', {}, { key: `sk_live_${'x'.repeat(40)}`, body: { prompt: 'x' } })).status).toBe(401);
     expect((await call('post', '/v1/images/generations', {}, { key: oa, body: { prompt: 'x', style: 'film-noir' } })).status).toBe(403);
     expect((await call('post', '/v1/images/generations', {}, { key: oa, rawBody: JSON.stringify({ prompt: 'x'.repeat(40_000) }) })).status).toBe(413);
-    expect((await call('post', '/v1/images/generations', {}, { key: broke.secretKey, body: { prompt: 'a new take' } })).body.error.code).toBe('insufficient_quota');
+    expect((await call('post', '/v1/images/generations', {}, { key: broke.secretKey, body: { prompt: 'a new take' } })).body.error.code).toBe(
+      'insufficient_quota',
+    );
     expect((await call('post', '/v1/images/generations', {}, { key: limited.secretKey, body: { prompt: 'x' } })).body.error.code).toBe('rate_limit_exceeded');
     const models = await call('get', '/v1/models', {}, { key: sk });
     expect((await call('get', '/v1/models/{id}', { id: models.body.data[0].id }, { key: sk })).status).toBe(200);
     expect((await call('get', '/v1/models/{id}', { id: 'no-such-model' }, { key: sk })).status).toBe(404);
 
     // Service routes.
-    for (const path of ['/api/health', '/api/ready', '/api/status', '/metrics', '/service-client.js', '/docs']) expect((await call('get', path)).status).toBe(200);
+    for (const path of ['/api/health', '/api/ready', '/api/status', '/metrics', '/service-client.js', '/docs'])
+      expect((await call('get', path)).status).toBe(200);
     expect((await call('get', '/demo', {}, { query: { key: pk } })).status).toBe(200);
     expect((await call('get', '/docs/assets/{file}', { file: 'swagger-ui-bundle.js' })).status).toBe(200);
     expect((await call('get', '/docs/assets/{file}', { file: 'package.json' })).status).toBe(404);
@@ -257,21 +338,47 @@ describe('responses recorded from the service match the document', () => {
     expect((await call('post', '/admin/api/v1/accounts', {}, { key: admin, body: { handle: 'Not A Handle', email: 'x' } })).status).toBe(400);
     expect((await call('get', '/admin/api/v1/accounts/{handle}', { handle: fresh }, { key: admin })).body.status).toBe('pending');
     expect((await call('get', '/admin/api/v1/accounts/{handle}', { handle: 'nobody-here' }, { key: admin })).status).toBe(404);
-    expect((await call('patch', '/admin/api/v1/accounts/{handle}', { handle: fresh }, { key: admin, body: { status: 'approved', plan: 'pro' } })).status).toBe(200);
-    const key = await call('post', '/admin/api/v1/accounts/{handle}/keys', { handle: fresh }, { key: admin, body: { kind: 'publishable', name: 'site', domains: ['*.example.com'] } });
+    expect((await call('patch', '/admin/api/v1/accounts/{handle}', { handle: fresh }, { key: admin, body: { status: 'approved', plan: 'pro' } })).status).toBe(
+      200,
+    );
+    const key = await call(
+      'post',
+      '/admin/api/v1/accounts/{handle}/keys',
+      { handle: fresh },
+      { key: admin, body: { kind: 'publishable', name: 'site', domains: ['*.example.com'] } },
+    );
     expect(key.status).toBe(201);
     expect((await call('delete', '/admin/api/v1/keys/{id}', { id: key.body.id }, { key: admin })).status).toBe(204);
     expect((await call('post', '/admin/api/v1/accounts/{handle}/sign-in-link', { handle: fresh }, { key: admin })).status).toBe(201);
-    expect((await call('post', '/admin/api/v1/accounts/{handle}/styles', { handle: fresh }, { key: admin, body: { name: 'Moody', baseStyle: 'cinematic', promptTemplate: 'moody {prompt}' } })).status).toBe(201);
-    const exported = await call('get', '/admin/api/v1/accounts/{handle}/analytics/export', { handle: account.handle }, { key: admin, query: { format: 'csv' } });
+    expect(
+      (
+        await call(
+          'post',
+          '/admin/api/v1/accounts/{handle}/styles',
+          { handle: fresh },
+          { key: admin, body: { name: 'Moody', baseStyle: 'cinematic', promptTemplate: 'moody {prompt}' } },
+        )
+      ).status,
+    ).toBe(201);
+    const exported = await call(
+      'get',
+      '/admin/api/v1/accounts/{handle}/analytics/export',
+      { handle: account.handle },
+      { key: admin, query: { format: 'csv' } },
+    );
     expect(exported.status).toBe(200);
     expect((await call('get', '/admin/api/v1/queue', {}, { key: admin })).status).toBe(200);
     expect((await call('post', '/admin/api/v1/queue/failed/{jobId}/retry', { jobId: 'no-such-job' }, { key: admin })).status).toBe(404);
     expect((await call('post', '/admin/api/v1/library/seed', {}, { key: admin })).body).toMatchObject({ seeded: 0 });
     expect((await call('get', '/admin/api/v1/accounts/{handle}/webhook-secret', { handle: account.handle }, { key: admin })).status).toBe(200);
     expect((await call('post', '/admin/api/v1/accounts/{handle}/webhook-secret/rotate', { handle: account.handle }, { key: admin })).status).toBe(200);
-    expect((await call('get', '/admin/api/v1/accounts/{handle}/webhooks/deliveries', { handle: account.handle }, { key: admin, query: { limit: '5' } })).body.deliveries).toEqual([expect.objectContaining({ jobId: started.body.jobId, status: 'blocked' })]);
-    expect((await call('get', '/admin/api/v1/accounts/{handle}/webhooks/deliveries', { handle: account.handle }, { key: admin, query: { limit: 'many' } })).status).toBe(400);
+    expect(
+      (await call('get', '/admin/api/v1/accounts/{handle}/webhooks/deliveries', { handle: account.handle }, { key: admin, query: { limit: '5' } })).body
+        .deliveries,
+    ).toEqual([expect.objectContaining({ jobId: started.body.jobId, status: 'blocked' })]);
+    expect(
+      (await call('get', '/admin/api/v1/accounts/{handle}/webhooks/deliveries', { handle: account.handle }, { key: admin, query: { limit: 'many' } })).status,
+    ).toBe(400);
 
     expect(problems).toEqual([]);
     // The spec's statuses this scenario met, so a documented status cannot quietly go unchecked.

@@ -4,4 +4,4 @@ import { buildOpenApiDocument } from './document';
 import { packageVersion } from './version';
 
 const config = loadConfig(process.env);
-process.stdout.write(JSON.stringify(buildOpenApiDocument({ serverUrl: config.publicBaseUrl, version: packageVersion() }), null, 2) + '\n');
+process.stdout.write(`${JSON.stringify(buildOpenApiDocument({ serverUrl: config.publicBaseUrl, version: packageVersion() }), null, 2)}\n`);

@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import type { OpenApiDocument } from './document';
-import { findOperation, resolveRef } from './document-walk';
+import { findOperation, isJsonObject, resolveRef, type JsonObject } from './document-walk';
 
 export interface RecordedResponse {
   method: string;
@@ -18,6 +18,7 @@ export interface RecordedResponse {
 const API_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Quota-Used', 'X-Quota-Limit', 'X-Quota-Reset', 'Retry-After', 'Idempotent-Replayed'];
 
 const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const objectOr = (value: unknown): JsonObject => (isJsonObject(value) ? value : {});
 const mediaType = (contentType: string | null) => (contentType ?? '').split(';')[0].trim().toLowerCase();
 
 /**
@@ -33,7 +34,10 @@ export function createResponseValidator(doc: OpenApiDocument) {
   const compiled = new Map<string, ValidateFunction>();
   const validatorAt = (pointer: string) => {
     let validate = compiled.get(pointer);
-    if (!validate) compiled.set(pointer, (validate = ajv.compile({ $ref: `openapi#${pointer}` })));
+    if (!validate) {
+      validate = ajv.compile({ $ref: `openapi#${pointer}` });
+      compiled.set(pointer, validate);
+    }
     return validate;
   };
 
@@ -41,31 +45,37 @@ export function createResponseValidator(doc: OpenApiDocument) {
     const where = `${r.method.toUpperCase()} ${r.path} → ${r.status}`;
     const op = findOperation(doc, r.method, r.path);
     if (!op) return [`${where}: operation not documented`];
-    const raw = op.responses?.[String(r.status)];
-    if (!raw) return [`${where}: status not documented (documented: ${Object.keys(op.responses ?? {}).join(', ')})`];
+    const responses = objectOr(op.responses);
+    const raw = responses[String(r.status)];
+    if (!raw) return [`${where}: status not documented (documented: ${Object.keys(responses).join(', ')})`];
     const response = resolveRef(doc, raw);
-    const base = raw.$ref ? raw.$ref.slice(1) : `/paths/${pointerKey(r.path)}/${r.method.toLowerCase()}/responses/${r.status}`;
+    if (!isJsonObject(response)) throw new TypeError(`${where}: the documented response is not an object`);
+    const base =
+      isJsonObject(raw) && typeof raw.$ref === 'string' ? raw.$ref.slice(1) : `/paths/${pointerKey(r.path)}/${r.method.toLowerCase()}/responses/${r.status}`;
     const problems: string[] = [];
 
-    const documentedTypes = Object.keys(response.content ?? {});
+    const documentedTypes = Object.keys(objectOr(response.content));
     const actualType = mediaType(r.headers.get('content-type'));
-    if (documentedTypes.length && !documentedTypes.includes(actualType)) problems.push(`${where}: content type ${actualType || '(none)'} not in ${documentedTypes.join(', ')}`);
+    if (documentedTypes.length && !documentedTypes.includes(actualType))
+      problems.push(`${where}: content type ${actualType || '(none)'} not in ${documentedTypes.join(', ')}`);
     if (actualType === 'application/json' && documentedTypes.includes('application/json')) {
       const validate = validatorAt(`${base}/content/application~1json/schema`);
       if (!validate(r.body)) problems.push(`${where}: body ${JSON.stringify(r.body)} does not match: ${ajv.errorsText(validate.errors)}`);
     }
 
-    const documentedHeaders = new Set(Object.keys(response.headers ?? {}).map((name) => name.toLowerCase()));
-    for (const name of API_HEADERS) if (r.headers.has(name) && !documentedHeaders.has(name.toLowerCase())) problems.push(`${where}: header ${name} sent but not documented`);
-    for (const [name, header] of Object.entries<any>(response.headers ?? {})) {
+    const documentedHeaders = new Set(Object.keys(objectOr(response.headers)).map((name) => name.toLowerCase()));
+    for (const name of API_HEADERS)
+      if (r.headers.has(name) && !documentedHeaders.has(name.toLowerCase())) problems.push(`${where}: header ${name} sent but not documented`);
+    for (const [name, documented] of Object.entries(objectOr(response.headers))) {
+      const header = objectOr(documented);
       const value = r.headers.get(name);
       if (value === null) {
         if (header.required) problems.push(`${where}: required header ${name} missing`);
         continue;
       }
-      const type = header.schema?.type;
-      if (type === 'integer' && !/^\d+$/.test(value)) problems.push(`${where}: header ${name}=${value} is not an integer`);
-      if (header.schema?.format === 'date-time' && Number.isNaN(Date.parse(value))) problems.push(`${where}: header ${name}=${value} is not a timestamp`);
+      const schema = objectOr(header.schema);
+      if (schema.type === 'integer' && !/^\d+$/.test(value)) problems.push(`${where}: header ${name}=${value} is not an integer`);
+      if (schema.format === 'date-time' && Number.isNaN(Date.parse(value))) problems.push(`${where}: header ${name}=${value} is not a timestamp`);
     }
     return problems;
   };

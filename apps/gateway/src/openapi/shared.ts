@@ -1,6 +1,13 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ZodOpenApiResponseObject } from 'zod-openapi';
-import { accountRefusedBodySchema, ErrorMessages, errorBodySchema, invalidRequestBodySchema, quotaExceededBodySchema, rateLimitedBodySchema } from '@promptpix/contracts';
+import {
+  accountRefusedBodySchema,
+  ErrorMessages,
+  errorBodySchema,
+  invalidRequestBodySchema,
+  quotaExceededBodySchema,
+  rateLimitedBodySchema,
+} from '@promptpix/contracts';
 
 /** Building blocks shared by the path descriptions: auth, headers and the common error answers. */
 
@@ -20,7 +27,12 @@ export const securitySchemes = {
     scheme: 'bearer',
     description: '`Authorization: Bearer pk_live_...`. A publishable key may be used from a browser; it reaches only job, styles, embed resolve and analytics.',
   },
-  keyQuery: { type: 'apiKey', in: 'query', name: 'key', description: 'The key as a `key` query parameter, where a header is impossible (URLs opened in a browser or e-mail).' },
+  keyQuery: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'key',
+    description: 'The key as a `key` query parameter, where a header is impossible (URLs opened in a browser or e-mail).',
+  },
   adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (`ADMIN_TOKEN`).' },
   metricsToken: { type: 'http', scheme: 'bearer', description: '`METRICS_TOKEN`, when the operator set one.' },
 } as const;
@@ -45,7 +57,11 @@ export const rateLimitHeaders = {
 export const retryAfter = { 'Retry-After': intHeader('Seconds to wait before retrying') };
 
 export const replayedHeader = {
-  'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key and body', required: false, schema: { type: 'string' as const, enum: ['true'] } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key and body',
+    required: false,
+    schema: { type: 'string' as const, enum: ['true'] },
+  },
 };
 
 export const locationHeader = { Location: { description: 'Where the image file is', required: true, schema: { type: 'string' as const, format: 'uri' } } };
@@ -62,10 +78,16 @@ const error = (message: string) => errorBodySchema.meta({ example: { error: mess
 
 /** The error answers operations share, registered once under components.responses. */
 export const errors = {
-  badRequest: { ...json(invalidRequestBodySchema, 'Bad input: `details.fieldErrors` names each field, or "Invalid JSON" for a body that is not JSON'), id: 'BadRequest' },
+  badRequest: {
+    ...json(invalidRequestBodySchema, 'Bad input: `details.fieldErrors` names each field, or "Invalid JSON" for a body that is not JSON'),
+    id: 'BadRequest',
+  },
   unauthorized: { ...json(error(ErrorMessages.missingKey), 'Missing API key, or Invalid API key'), id: 'Unauthorized' },
   forbidden: {
-    ...json(accountRefusedBodySchema, 'Account not approved (`code: "pending_approval"`), suspended or banned; a publishable key on a secret-only endpoint; or an origin not on the key\'s domain list'),
+    ...json(
+      accountRefusedBodySchema,
+      'Account not approved (`code: "pending_approval"`), suspended or banned; a publishable key on a secret-only endpoint; or an origin not on the key\'s domain list',
+    ),
     id: 'Forbidden',
   },
   quotaExceeded: { ...json(quotaExceededBodySchema, 'Out of generations for this monthly window', quotaHeaders), id: 'QuotaExceeded' },

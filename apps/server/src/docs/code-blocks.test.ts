@@ -7,7 +7,9 @@ const block = (lang: string, code: string, flags: string[] = []): CodeBlock => (
 
 describe('codeBlocks', () => {
   it('finds each fenced block with its line, language and flags', () => {
-    const markdown = ['# Page', '', '```sh runnable', 'curl -s "$BASE_URL/api/health"', '```', 'text', '```ts', 'const a = 1;', '', 'const b = 2;', '```'].join('\n');
+    const markdown = ['# Page', '', '```sh runnable', 'curl -s "$BASE_URL/api/health"', '```', 'text', '```ts', 'const a = 1;', '', 'const b = 2;', '```'].join(
+      '\n',
+    );
     expect(codeBlocks('p.md', markdown)).toEqual([
       { file: 'p.md', line: 3, lang: 'sh', flags: ['runnable'], code: 'curl -s "$BASE_URL/api/health"' },
       { file: 'p.md', line: 7, lang: 'ts', flags: [], code: 'const a = 1;\n\nconst b = 2;' },
@@ -29,7 +31,7 @@ describe('which blocks are API samples', () => {
     ['a curl continued on the next line', block('sh', 'curl -s -X POST \\\n  "$BASE_URL/api/v1/generate"'), true],
     ['a curl to the operator API', block('sh', 'curl -s "$BASE_URL/admin/api/v1/queue"'), true],
     ['an SDK call', block('ts', 'await pp.pin(imageId);'), true],
-    ['an SDK client', block('js', "const pp = new PromptPix({ baseUrl, apiKey });"), true],
+    ['an SDK client', block('js', 'const pp = new PromptPix({ baseUrl, apiKey });'), true],
     ['a block marked illustrative', block('ts', 'events.close(); await pp.job(id);', ['illustrative']), false],
     ['a docker command', block('sh', 'docker compose up -d'), false],
     ['a curl to a download site', block('sh', 'curl -sL https://example.com/x.tgz'), false],

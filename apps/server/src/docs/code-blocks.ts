@@ -31,7 +31,7 @@ export function codeBlocks(file: string, markdown: string): CodeBlock[] {
       if (fence) open = { fence: fence[2], line: index + 1, info: fence[3].trim().split(/\s+/).filter(Boolean), body: [], indent: fence[1].length };
       return;
     }
-    if (fence && fence[2].startsWith(open.fence) && fence[3].trim() === '') {
+    if (fence?.[2].startsWith(open.fence) && fence[3].trim() === '') {
       const [lang = '', ...flags] = open.info;
       blocks.push({ file, line: open.line, lang, flags, code: open.body.join('\n') });
       open = null;
@@ -64,7 +64,13 @@ export function documentationFiles(root: string): string[] {
       if (entry.isDirectory()) return walk(path);
       return entry.name.endsWith('.md') ? [path] : [];
     });
-  return ['README.md', ...walk(join(root, 'docs')).map((path) => relative(root, path)).sort()];
+  return [
+    'README.md',
+    ...walk(join(root, 'docs'))
+      .map((path) => relative(root, path))
+      .sort(),
+  ];
 }
 
-export const documentationBlocks = (root: string): CodeBlock[] => documentationFiles(root).flatMap((file) => codeBlocks(file, readFileSync(join(root, file), 'utf8')));
+export const documentationBlocks = (root: string): CodeBlock[] =>
+  documentationFiles(root).flatMap((file) => codeBlocks(file, readFileSync(join(root, file), 'utf8')));

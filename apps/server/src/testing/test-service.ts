@@ -44,10 +44,12 @@ export interface TestService {
   /** Model calls made by this service's worker. */
   modelCalls(): number;
   /** Calls the operator API; returns status and JSON body. */
+  // biome-ignore lint/suspicious/noExplicitAny: the operator API's JSON answer, read field by field by the integration tests' assertions
   admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** An approved account with one secret and one publishable key. */
   createAccount(options?: { status?: string; plan?: string; domains?: string[]; monthlyGenerations?: number }): Promise<TestAccount>;
   /** Polls a job until it is completed or failed. */
+  // biome-ignore lint/suspicious/noExplicitAny: the job's JSON view, read field by field by the integration tests' assertions
   waitForJob(jobId: string, key: string, timeoutMs?: number): Promise<any>;
   /**
    * Analytics rows matching `where`, once they stand for at least `atLeast` events (a row counts its
@@ -113,7 +115,10 @@ export async function startTestService(shape: Shape, env: Record<string, string>
     const db = await createMigratedTestDatabase();
     const s3 = await startTestS3();
     ownS3 = s3;
-    cleanups.push(() => db.drop(), () => s3.stop());
+    cleanups.push(
+      () => db.drop(),
+      () => s3.stop(),
+    );
     Object.assign(baseEnv, {
       DATABASE_URL: db.url,
       DATABASE_POOL_SIZE: '5',
@@ -141,7 +146,12 @@ export async function startTestService(shape: Shape, env: Record<string, string>
       done();
     },
   });
-  const logger = createLogger({ level: config.log.level, format: 'json', service: 'promptpix-test', transports: [new winston.transports.Stream({ stream: capture })] });
+  const logger = createLogger({
+    level: config.log.level,
+    format: 'json',
+    service: 'promptpix-test',
+    transports: [new winston.transports.Stream({ stream: capture })],
+  });
   // A new service's database is a copy of the migrated template (see @promptpix/db/testing), so there
   // is nothing left to migrate; an explicit DATA_DIR that already holds a database is migrated as usual.
   let migrate = !options.shareWith;

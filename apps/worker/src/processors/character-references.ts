@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { chooseCharacterReference, PermanentJobError, preparedReferenceKey, type CharacterReferenceInput, type ImageModel, type SingleFlight, type Storage } from '@promptpix/core';
+import {
+  chooseCharacterReference,
+  PermanentJobError,
+  preparedReferenceKey,
+  type CharacterReferenceInput,
+  type ImageModel,
+  type SingleFlight,
+  type Storage,
+} from '@promptpix/core';
 import type { CharacterRepository } from '@promptpix/db';
 import type { Logger } from '@promptpix/runtime';
 
@@ -35,8 +43,14 @@ async function loadAll(storage: Storage, keys: string[]): Promise<Buffer[]> {
 export function createCharacterReferences(d: CharacterReferencesDeps) {
   const waitMs = d.waitForPreparationMs ?? 120_000;
 
-  async function prepare(characterId: string, family: string, version: number, original: CharacterReferenceInput, seed: number): Promise<{ key: string; reused: boolean }> {
-    const flightKey = 'prepare:' + preparedReferenceKey(characterId, family, version);
+  async function prepare(
+    characterId: string,
+    family: string,
+    version: number,
+    original: CharacterReferenceInput,
+    seed: number,
+  ): Promise<{ key: string; reused: boolean }> {
+    const flightKey = `prepare:${preparedReferenceKey(characterId, family, version)}`;
     const owner = `${process.pid}:${Math.random().toString(36).slice(2)}`;
     const deadline = Date.now() + waitMs;
     for (;;) {
@@ -71,7 +85,10 @@ export function createCharacterReferences(d: CharacterReferencesDeps) {
       const original: CharacterReferenceInput = {
         name: character.name,
         specSheet: character.specSheet ?? undefined,
-        images: await loadAll(d.storage, character.references.map((r) => r.storageKey)),
+        images: await loadAll(
+          d.storage,
+          character.references.map((r) => r.storageKey),
+        ),
       };
       const choice = chooseCharacterReference(character, sceneStyle);
       if (choice.source === 'original' || !d.model.prepareReference) return { input: original };

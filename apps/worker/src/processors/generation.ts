@@ -100,7 +100,8 @@ async function callModel(routed: RoutedCall, request: ModelRequest, signal: Abor
 }
 
 /** Which model made a job's image, on its record: the one it named, or the fallback that stood in. */
-const servedBy = (routed: Pick<RoutedCall, 'id' | 'fallbackFrom'> | undefined): Partial<JobRecord> => (routed ? { model: routed.id, ...(routed.fallbackFrom && { fallbackFrom: routed.fallbackFrom }) } : {});
+const servedBy = (routed: Pick<RoutedCall, 'id' | 'fallbackFrom'> | undefined): Partial<JobRecord> =>
+  routed ? { model: routed.id, ...(routed.fallbackFrom && { fallbackFrom: routed.fallbackFrom }) } : {};
 
 /** What a caller reads in `error` when a job fails for good: never an internal service's address (the worker's log has the full error). */
 export function readableFailure(error: Error): string {
@@ -170,7 +171,9 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
       const controller = new AbortController();
       running.set(jobId, controller);
       // The deadline cancels through the same path as DELETE, which then aborts this run.
-      const deadline = Number.isFinite(msLeft) ? setTimeout(() => void d.cancellation.cancel(jobId, null).catch((error: unknown) => d.logger.warn('deadline cancel failed', { jobId, error })), msLeft) : undefined;
+      const deadline = Number.isFinite(msLeft)
+        ? setTimeout(() => void d.cancellation.cancel(jobId, null).catch((error: unknown) => d.logger.warn('deadline cancel failed', { jobId, error })), msLeft)
+        : undefined;
       try {
         await run(job, attempt, controller.signal, routed, kept);
       } finally {
@@ -227,7 +230,13 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     if (job.addToPermalinks && job.addToPermalinks.length > 0) await d.invalidation.publish({ kind: 'permalinks', accountId: job.accountId });
   }
 
-  const run = async (job: JobRecord, attempt: JobAttempt, signal: AbortSignal, routedCall: RoutedCall | undefined, kept: RenderedImage | null): Promise<void> => {
+  const run = async (
+    job: JobRecord,
+    attempt: JobAttempt,
+    signal: AbortSignal,
+    routedCall: RoutedCall | undefined,
+    kept: RenderedImage | null,
+  ): Promise<void> => {
     const { jobId } = job;
 
     const started = d.now();
@@ -236,7 +245,14 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     let seed = kept?.seed ?? request.seed ?? job.seed ?? randomInt(2 ** 32);
     // Only from the status read above (queued, a retry's processing, or an operator's retry of a
     // failed job): a cancel that landed since then is not overwritten.
-    if (!(await d.jobStore.update(jobId, { status: 'processing', startedAt: job.startedAt ?? started.toISOString(), ...(!job.deriveFrom && { seed }) }, { ifStatus: [job.status] }))) return;
+    if (
+      !(await d.jobStore.update(
+        jobId,
+        { status: 'processing', startedAt: job.startedAt ?? started.toISOString(), ...(!job.deriveFrom && { seed }) },
+        { ifStatus: [job.status] },
+      ))
+    )
+      return;
 
     let encoded: RenderedImage | EncodedImage;
     let sourceImageId: string | null = null;
@@ -263,25 +279,38 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
         write: (p) => d.jobStore.update(jobId, { progress: p }, { ifStatus: ['processing'] }),
         onError: (error) => d.logger.warn('job progress write failed', { jobId, error }),
       });
-      const generated = await callModel(call, {
-        prompt: request.prompt,
-        style: request.renderStyle,
-        promptTemplate: request.promptTemplate,
-        strength: request.strength,
-        seed,
-        negativePrompt: request.negativePrompt,
-        width: request.width,
-        height: request.height,
-        character: character?.input,
-        onProgress: progress.report,
-      }, signal, attempt.handBack).finally(progress.stop);
+      const generated = await callModel(
+        call,
+        {
+          prompt: request.prompt,
+          style: request.renderStyle,
+          promptTemplate: request.promptTemplate,
+          strength: request.strength,
+          seed,
+          negativePrompt: request.negativePrompt,
+          width: request.width,
+          height: request.height,
+          character: character?.input,
+          onProgress: progress.report,
+        },
+        signal,
+        attempt.handBack,
+      ).finally(progress.stop);
       encoded = await encodeImage(generated.data, request);
     }
     try {
       await finish(job, attempt, signal, { encoded, seed, routed, sourceImageId, character, started });
     } catch (error) {
       // The model's work is kept for the retry (the same seed, the same content-addressed file).
-      if (routedCall && !kept && !signal.aborted) await keepRendered(jobId, { data: encoded.data, key: encoded.key, contentType: encoded.contentType, seed, model: routedCall.id, ...(routedCall.fallbackFrom && { fallbackFrom: routedCall.fallbackFrom }) });
+      if (routedCall && !kept && !signal.aborted)
+        await keepRendered(jobId, {
+          data: encoded.data,
+          key: encoded.key,
+          contentType: encoded.contentType,
+          seed,
+          model: routedCall.id,
+          ...(routedCall.fallbackFrom && { fallbackFrom: routedCall.fallbackFrom }),
+        });
       throw error;
     }
     if (kept) forgetRendered(jobId);
@@ -292,7 +321,14 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     job: JobRecord,
     attempt: JobAttempt,
     signal: AbortSignal,
-    made: { encoded: EncodedImage; seed: number; routed: Pick<RoutedCall, 'id' | 'fallbackFrom'> | undefined; sourceImageId: string | null; character: CharacterForScene | undefined; started: Date },
+    made: {
+      encoded: EncodedImage;
+      seed: number;
+      routed: Pick<RoutedCall, 'id' | 'fallbackFrom'> | undefined;
+      sourceImageId: string | null;
+      character: CharacterForScene | undefined;
+      started: Date;
+    },
   ): Promise<void> => {
     const { jobId, request } = job;
     const { encoded, seed, routed, sourceImageId, character, started } = made;
@@ -328,15 +364,34 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     }
     const completedAt = d.now();
     // Only a job still processing completes: a cancel that won the race keeps it cancelled.
-    const completed = await d.jobStore.update(jobId, { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString(), seed, ...servedBy(routed) }, { ifStatus: ['processing'] });
+    const completed = await d.jobStore.update(
+      jobId,
+      { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString(), seed, ...servedBy(routed) },
+      { ifStatus: ['processing'] },
+    );
     if (!completed) {
       await discardImageOf(job, imageId);
       return;
     }
     await afterCompleted(job);
     if (!sourceImageId) {
-      const reference = character?.prepared && { referenceFamily: character.prepared.family, referenceReused: character.prepared.reused, referenceMs: character.prepared.ms };
-      d.events.record({ accountId: job.accountId, eventType: 'generate', imageId, metadata: { jobId, model: routed?.id, ...(routed?.fallbackFrom && { fallbackFrom: routed.fallbackFrom }), ms: completedAt.getTime() - started.getTime(), ...reference } });
+      const reference = character?.prepared && {
+        referenceFamily: character.prepared.family,
+        referenceReused: character.prepared.reused,
+        referenceMs: character.prepared.ms,
+      };
+      d.events.record({
+        accountId: job.accountId,
+        eventType: 'generate',
+        imageId,
+        metadata: {
+          jobId,
+          model: routed?.id,
+          ...(routed?.fallbackFrom && { fallbackFrom: routed.fallbackFrom }),
+          ms: completedAt.getTime() - started.getTime(),
+          ...reference,
+        },
+      });
       if (request.style) d.events.record({ accountId: job.accountId, eventType: 'style_applied', imageId, metadata: { style: request.style } });
     }
     d.logger.info('generation completed', { jobId, imageId, attempt: attempt.attempt, ms: completedAt.getTime() - started.getTime() });
@@ -355,17 +410,34 @@ export function createGenerationProcessor(d: GenerationProcessorDeps) {
     // As in cancellation: only the step that moves the job out of queued/processing refunds.
     const failed = await d.jobStore.update(
       payload.jobId,
-      { status: 'failed', error: reason, completedAt: failedAt.toISOString(), ...(refund ? { quotaCharged: false } : {}), ...(place ? { derivedPlace: false } : {}) },
+      {
+        status: 'failed',
+        error: reason,
+        completedAt: failedAt.toISOString(),
+        ...(refund ? { quotaCharged: false } : {}),
+        ...(place ? { derivedPlace: false } : {}),
+      },
       { ifStatus: ['queued', 'processing'] },
     );
     if (!failed) return;
     if (refund) await refundUnit(job.jobId, job.accountId, new Date(job.quotaPeriodStart!));
-    if (place) await d.images.giveBackDerivedPlace(place).catch((e: unknown) => d.logger.warn('could not give back a derived-size place', { jobId: job.jobId, error: e }));
+    if (place)
+      await d.images
+        .giveBackDerivedPlace(place)
+        .catch((e: unknown) => d.logger.warn('could not give back a derived-size place', { jobId: job.jobId, error: e }));
     await releaseJobHolds(d, job);
     await d.webhooks.jobFinished(payload.jobId);
     // Kept past the job store's hour for operators and the dashboard; a lost row loses only the listing.
     await d.failedJobs
-      .record({ jobId: job.jobId, accountId: job.accountId, model: job.request.model ?? d.models.defaultId, reason, request: job.request, createdAt: new Date(job.createdAt), failedAt })
+      .record({
+        jobId: job.jobId,
+        accountId: job.accountId,
+        model: job.request.model ?? d.models.defaultId,
+        reason,
+        request: job.request,
+        createdAt: new Date(job.createdAt),
+        failedAt,
+      })
       .catch((e: unknown) => d.logger.warn('could not record a failed job', { jobId: job.jobId, error: e }));
   }
 

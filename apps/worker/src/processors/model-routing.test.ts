@@ -31,20 +31,46 @@ const registry = createModelRegistry(
 const request: ModelRequest = { prompt: 'p', strength: 1, seed: 1, width: 1, height: 1 };
 
 const bulkheads: BackendBulkhead[] = [];
-afterEach(() => bulkheads.splice(0).forEach((b) => b.close()));
+afterEach(() => {
+  for (const b of bulkheads.splice(0)) b.close();
+});
 
 function routerWith(options: { store?: BreakerStore; models?: Record<string, ImageModel>; failures?: number } = {}) {
-  const breaker = createBackendBreaker({ store: options.store ?? createMemoryBreakerStore(), policy: { ...policy, failures: options.failures ?? 1 }, now: () => Date.now() });
-  const bulkhead = createBackendBulkhead({ limits: (id) => registry.get(id)!.limits, store: createMemoryPermitStore(), now: Date.now, onStoreError: (e) => errors.push(e) });
+  const breaker = createBackendBreaker({
+    store: options.store ?? createMemoryBreakerStore(),
+    policy: { ...policy, failures: options.failures ?? 1 },
+    now: () => Date.now(),
+  });
+  const bulkhead = createBackendBulkhead({
+    limits: (id) => registry.get(id)!.limits,
+    store: createMemoryPermitStore(),
+    now: Date.now,
+    onStoreError: (e) => errors.push(e),
+  });
   bulkheads.push(bulkhead);
   const errors: unknown[] = [];
   const slow: string[] = [];
   const deferred: string[] = [];
   const defaultModel = fake('the process default');
   const withModels = options.models
-    ? { ...registry, get: (id: string | undefined) => { const r = registry.get(id); return r && options.models![r.id] ? { ...r, model: options.models![r.id] } : r; } }
+    ? {
+        ...registry,
+        get: (id: string | undefined) => {
+          const r = registry.get(id);
+          return r && options.models![r.id] ? { ...r, model: options.models![r.id] } : r;
+        },
+      }
     : registry;
-  const router = createModelRouter({ registry: withModels, defaultModel, breaker, bulkhead, onBreakerError: (e) => errors.push(e), onSlowCall: (id) => slow.push(id), onDeferred: (id) => deferred.push(id), random: () => 0.5 });
+  const router = createModelRouter({
+    registry: withModels,
+    defaultModel,
+    breaker,
+    bulkhead,
+    onBreakerError: (e) => errors.push(e),
+    onSlowCall: (id) => slow.push(id),
+    onDeferred: (id) => deferred.push(id),
+    random: () => 0.5,
+  });
   return { breaker, bulkhead, errors, slow, deferred, defaultModel, router };
 }
 
@@ -93,7 +119,11 @@ describe('createModelRouter: breakers', () => {
   });
 
   it('a breaker store that cannot be read lets the call through and says so', async () => {
-    const broken: BreakerStore = { read: () => Promise.reject(new Error('redis down')), readMany: () => Promise.reject(new Error('redis down')), swap: () => Promise.reject(new Error('redis down')) };
+    const broken: BreakerStore = {
+      read: () => Promise.reject(new Error('redis down')),
+      readMany: () => Promise.reject(new Error('redis down')),
+      swap: () => Promise.reject(new Error('redis down')),
+    };
     const failing: ImageModel = { name: 'failing', generate: async () => Promise.reject(new TransientModelError('HTTP 500')) };
     const { router, errors } = routerWith({ store: broken, models: { lab: failing } });
     const routed = await router.pick('lab');
@@ -152,9 +182,20 @@ describe('createModelRouter: bulkheads', () => {
     const held = heldModel();
     let now = 0;
     const breaker = createBackendBreaker({ store: createMemoryBreakerStore(), policy, now: () => now });
-    const bulkhead = createBackendBulkhead({ limits: (id) => registry.get(id)!.limits, store: createMemoryPermitStore(), now: Date.now, onStoreError: () => undefined });
+    const bulkhead = createBackendBulkhead({
+      limits: (id) => registry.get(id)!.limits,
+      store: createMemoryPermitStore(),
+      now: Date.now,
+      onStoreError: () => undefined,
+    });
     bulkheads.push(bulkhead);
-    const router = createModelRouter({ registry: { ...registry, get: (id) => ({ ...registry.get(id)!, model: held.model }) }, defaultModel: held.model, breaker, bulkhead, onBreakerError: () => undefined });
+    const router = createModelRouter({
+      registry: { ...registry, get: (id) => ({ ...registry.get(id)!, model: held.model }) },
+      defaultModel: held.model,
+      breaker,
+      bulkhead,
+      onBreakerError: () => undefined,
+    });
     const hung = await router.pick('gpu');
     void hung.generate(request, new AbortController().signal).catch(() => undefined);
     await breaker.record('gpu', 'transient');
@@ -172,7 +213,9 @@ describe('createModelRouter: slow calls', () => {
     const { router, breaker, slow } = routerWith({ models: { lab: held.model } });
     const started = Date.now();
     const outcome = (await router.pick('lab')).generate(request, new AbortController().signal).catch((e: unknown) => e);
-    expect(await outcome).toEqual(new TransientModelError(`the model "lab" was given up after ${SLOW_MS} ms: its backend was declared down while the call waited`));
+    expect(await outcome).toEqual(
+      new TransientModelError(`the model "lab" was given up after ${SLOW_MS} ms: its backend was declared down while the call waited`),
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(SLOW_MS - 5);
     expect(slow).toEqual(['lab']);
     expect(await breaker.health(['lab'])).toEqual({ lab: 'down' });

@@ -1,4 +1,14 @@
-import { JobDeferredError, PermanentJobError, TransientModelError, type BackendBreaker, type BackendBulkhead, type BulkheadPermit, type ImageModel, type ModelImage, type ModelRequest } from '@promptpix/core';
+import {
+  JobDeferredError,
+  PermanentJobError,
+  TransientModelError,
+  type BackendBreaker,
+  type BackendBulkhead,
+  type BulkheadPermit,
+  type ImageModel,
+  type ModelImage,
+  type ModelRequest,
+} from '@promptpix/core';
 import { PermanentModelError, type ModelRegistry } from '@promptpix/models';
 
 /** The model a job runs on (the one it names, or its fallback while that one's backend is down), with a permit of its backend's bulkhead. */
@@ -104,7 +114,8 @@ export function createModelRouter(d: ModelRouterDeps): ModelRouter {
         let slow = false;
         let done = false;
         let watch: NodeJS.Timeout | undefined;
-        const abandon = () => giveUp.abort(new TransientModelError(`the model "${id}" was given up after ${slowCallMs} ms: its backend was declared down while the call waited`));
+        const abandon = () =>
+          giveUp.abort(new TransientModelError(`the model "${id}" was given up after ${slowCallMs} ms: its backend was declared down while the call waited`));
         const onSlow = async () => {
           slow = true;
           d.onSlowCall?.(id, slowCallMs!, jobId);

@@ -13,7 +13,7 @@ describe('createRenderedCache', () => {
     expect(cache.bytes()).toBe(80);
   });
 
-  it('replaces a job\'s image, forgets it on delete, never keeps one larger than the bound, and lets old ones expire', () => {
+  it("replaces a job's image, forgets it on delete, never keeps one larger than the bound, and lets old ones expire", () => {
     let now = 0;
     const cache = createRenderedCache({ maxBytes: 100, ttlMs: 1000, now: () => now });
     cache.set('a', image(40, 1));

@@ -21,7 +21,7 @@ export function createWebhookDeliveryProcessor(d: WebhookDeliveryProcessorDeps) 
   const handle: GenerationJobHandler = async ({ jobId: id }, attempt) => {
     const delivery = await d.deliveries.get(id);
     // Gone, or settled by an earlier run of the same id.
-    if (!delivery || delivery.status !== 'pending' || delivery.body === null) return;
+    if (delivery?.status !== 'pending' || delivery.body === null) return;
     const secret = await d.deliveries.secretFor(delivery.accountId);
     const outcome = await d.sender.send(delivery.url, { ...signWebhook(secret, id, d.now(), delivery.body) }, delivery.body);
     const at = d.now();

@@ -72,9 +72,24 @@ describe('webhook HTTP sender', () => {
     ['a loopback literal', 'http://127.0.0.1:PORT/', {}, /^loopback address 127\.0\.0\.1: webhooks go only to public addresses$/],
     ['an IPv6 loopback literal', 'http://[::1]:PORT/', {}, /^loopback address ::1:/],
     ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data', {}, /link-local address 169\.254\.169\.254/],
-    ['a name resolving to a private address', 'https://intranet.example/', { 'intranet.example': [v4('10.1.2.3')] }, /^intranet\.example resolves to private address 10\.1\.2\.3:/],
-    ['a name with one public and one private address', 'https://mixed.example/', { 'mixed.example': [v4('93.184.215.14'), v4('192.168.0.10')] }, /private address 192\.168\.0\.10/],
-    ['a name resolving to an IPv4-mapped loopback', 'https://mapped.example/', { 'mapped.example': [{ address: '::ffff:127.0.0.1', family: 6 }] }, /loopback address 127\.0\.0\.1/],
+    [
+      'a name resolving to a private address',
+      'https://intranet.example/',
+      { 'intranet.example': [v4('10.1.2.3')] },
+      /^intranet\.example resolves to private address 10\.1\.2\.3:/,
+    ],
+    [
+      'a name with one public and one private address',
+      'https://mixed.example/',
+      { 'mixed.example': [v4('93.184.215.14'), v4('192.168.0.10')] },
+      /private address 192\.168\.0\.10/,
+    ],
+    [
+      'a name resolving to an IPv4-mapped loopback',
+      'https://mapped.example/',
+      { 'mapped.example': [{ address: '::ffff:127.0.0.1', family: 6 }] },
+      /loopback address 127\.0\.0\.1/,
+    ],
     ['a name resolving to CGNAT', 'https://cgnat.example/', { 'cgnat.example': [v4('100.64.1.1')] }, /carrier-grade NAT/],
   ])('blocks %s without sending anything', async (_name, url, table, reason) => {
     receiver = await startReceiver(200);
@@ -84,13 +99,16 @@ describe('webhook HTTP sender', () => {
     expect(receiver.seen).toHaveLength(0);
   });
 
-  it('does not follow a redirect: the 3xx is the attempt\'s answer and its target sees nothing', async () => {
+  it("does not follow a redirect: the 3xx is the attempt's answer and its target sees nothing", async () => {
     const target = await startReceiver(200);
     const redirecting = createServer((_req, res) => res.writeHead(302, { location: `http://127.0.0.1:${target.port}/elsewhere` }).end());
     await new Promise<void>((done) => redirecting.listen(0, '127.0.0.1', done));
     try {
       const sender = createWebhookSender({ timeoutMs: 2000, allowPrivateAddresses: true, userAgent: 'Test/1' });
-      expect(await sender.send(`http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/hook`, headers, '{}')).toEqual({ kind: 'response', statusCode: 302 });
+      expect(await sender.send(`http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/hook`, headers, '{}')).toEqual({
+        kind: 'response',
+        statusCode: 302,
+      });
       expect(target.seen).toHaveLength(0);
     } finally {
       redirecting.close();
@@ -101,7 +119,10 @@ describe('webhook HTTP sender', () => {
   it('reports a name that does not resolve, a refused connection and a receiver that never answers as errors (retried)', async () => {
     receiver = await startReceiver(null);
     const sender = createWebhookSender({ timeoutMs: 300, allowPrivateAddresses: true, userAgent: 'Test/1', resolve: fakeDns({}).resolve });
-    expect(await sender.send('https://nowhere.example/', headers, '{}')).toEqual({ kind: 'error', message: 'DNS lookup of nowhere.example failed (ENOTFOUND)' });
+    expect(await sender.send('https://nowhere.example/', headers, '{}')).toEqual({
+      kind: 'error',
+      message: 'DNS lookup of nowhere.example failed (ENOTFOUND)',
+    });
     const closed = await startReceiver(200);
     await closed.close();
     expect(await sender.send(`http://127.0.0.1:${closed.port}/`, headers, '{}')).toEqual({ kind: 'error', message: 'ECONNREFUSED' });

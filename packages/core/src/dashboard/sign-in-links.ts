@@ -65,7 +65,7 @@ export function approvalEmail(input: SignInMailInput): MailMessage {
   return {
     to: input.to,
     subject: 'Your PromptPix account is approved',
-    text: paragraphs.map((p) => (p === '{link}' ? input.url : p)).join('\n\n') + '\n',
+    text: `${paragraphs.map((p) => (p === '{link}' ? input.url : p)).join('\n\n')}\n`,
     html: htmlOf(paragraphs, input.url, 'Sign in to PromptPix'),
   };
 }
@@ -82,7 +82,7 @@ export function signInEmail(input: SignInMailInput): MailMessage {
   return {
     to: input.to,
     subject: 'Your PromptPix sign-in link',
-    text: paragraphs.map((p) => (p === '{link}' ? input.url : p)).join('\n\n') + '\n',
+    text: `${paragraphs.map((p) => (p === '{link}' ? input.url : p)).join('\n\n')}\n`,
     html: htmlOf(paragraphs, input.url, 'Sign in to PromptPix'),
   };
 }

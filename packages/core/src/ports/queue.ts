@@ -128,4 +128,5 @@ export class JobDeferredError extends Error {
 
 /** By class or by name, so a copy of the class from another module instance still counts. */
 export const isJobDeferred = (error: unknown): error is JobDeferredError =>
-  error instanceof JobDeferredError || (error instanceof Error && error.name === 'JobDeferredError' && typeof (error as { delayMs?: unknown }).delayMs === 'number');
+  error instanceof JobDeferredError ||
+  (error instanceof Error && error.name === 'JobDeferredError' && typeof (error as { delayMs?: unknown }).delayMs === 'number');

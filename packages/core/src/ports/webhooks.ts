@@ -55,10 +55,7 @@ export interface WebhookDeliveryStore {
   secretFor(accountId: string): Promise<string>;
 }
 
-export type SendOutcome =
-  | { kind: 'response'; statusCode: number }
-  | { kind: 'error'; message: string }
-  | { kind: 'blocked'; reason: string };
+export type SendOutcome = { kind: 'response'; statusCode: number } | { kind: 'error'; message: string } | { kind: 'blocked'; reason: string };
 
 /** POSTs one signed webhook. Never throws: every outcome is a value. */
 export interface WebhookSender {

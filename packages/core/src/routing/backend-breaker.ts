@@ -30,7 +30,11 @@ export interface BackendBreaker {
  * its window is full of good outcomes. `policy` may differ per backend (its failures to open
  * cannot exceed the calls it may have in flight at once).
  */
-export function createBackendBreaker(d: { store: BreakerStore; policy: BreakerPolicy | ((backend: string) => BreakerPolicy); now: () => number }): BackendBreaker {
+export function createBackendBreaker(d: {
+  store: BreakerStore;
+  policy: BreakerPolicy | ((backend: string) => BreakerPolicy);
+  now: () => number;
+}): BackendBreaker {
   const policyOf = typeof d.policy === 'function' ? d.policy : () => d.policy as BreakerPolicy;
   async function step<T>(backend: string, decide: (current: BreakerState) => { next: BreakerState; result: (next: BreakerState) => T }): Promise<T> {
     let raw = await d.store.read(backend);

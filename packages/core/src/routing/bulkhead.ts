@@ -72,7 +72,8 @@ export function createBackendBulkhead(d: {
     for (const [holder, backend] of leases) {
       try {
         // A lease that lapsed (the store was unreachable for a whole lease) is taken again: the call is in flight.
-        if (!(await d.store.renew(backend, holder, leaseMs, d.now())) && leases.has(holder)) await d.store.acquire(backend, holder, Number.MAX_SAFE_INTEGER, leaseMs, d.now());
+        if (!(await d.store.renew(backend, holder, leaseMs, d.now())) && leases.has(holder))
+          await d.store.acquire(backend, holder, Number.MAX_SAFE_INTEGER, leaseMs, d.now());
       } catch (error) {
         d.onStoreError(error);
       }

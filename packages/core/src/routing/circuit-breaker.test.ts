@@ -46,10 +46,30 @@ describe('afterCall', () => {
 describe('admit', () => {
   const cases: Array<[string, BreakerState, number, { allowed: boolean; trial: boolean; next: BreakerState }]> = [
     ['closed lets every call through', closed('011', 1), 5, { allowed: true, trial: false, next: closed('011', 1) }],
-    ['open refuses during the cool-off', { state: 'open', openedAt: 0, openUntil: 5000 }, 4999, { allowed: false, trial: false, next: { state: 'open', openedAt: 0, openUntil: 5000 } }],
-    ['open lets one trial through after it', { state: 'open', openedAt: 0, openUntil: 5000 }, 5000, { allowed: true, trial: true, next: { state: 'half-open', trialStartedAt: 5000 } }],
-    ['half-open refuses while the trial runs', { state: 'half-open', trialStartedAt: 5000 }, 64_999, { allowed: false, trial: false, next: { state: 'half-open', trialStartedAt: 5000 } }],
-    ['half-open hands a stale trial to the next call', { state: 'half-open', trialStartedAt: 5000 }, 65_000, { allowed: true, trial: true, next: { state: 'half-open', trialStartedAt: 65_000 } }],
+    [
+      'open refuses during the cool-off',
+      { state: 'open', openedAt: 0, openUntil: 5000 },
+      4999,
+      { allowed: false, trial: false, next: { state: 'open', openedAt: 0, openUntil: 5000 } },
+    ],
+    [
+      'open lets one trial through after it',
+      { state: 'open', openedAt: 0, openUntil: 5000 },
+      5000,
+      { allowed: true, trial: true, next: { state: 'half-open', trialStartedAt: 5000 } },
+    ],
+    [
+      'half-open refuses while the trial runs',
+      { state: 'half-open', trialStartedAt: 5000 },
+      64_999,
+      { allowed: false, trial: false, next: { state: 'half-open', trialStartedAt: 5000 } },
+    ],
+    [
+      'half-open hands a stale trial to the next call',
+      { state: 'half-open', trialStartedAt: 5000 },
+      65_000,
+      { allowed: true, trial: true, next: { state: 'half-open', trialStartedAt: 65_000 } },
+    ],
   ];
   it.each(cases)('%s', (_name, current, now, expected) => {
     expect(admit(current, now, policy)).toEqual(expected);
@@ -73,9 +93,18 @@ describe('createBackendBreaker over a shared store', () => {
     const inner = createMemoryBreakerStore();
     const calls = { read: 0, readMany: 0, swap: 0 };
     const store = {
-      read: (b: string) => (calls.read++, inner.read(b)),
-      readMany: (b: readonly string[]) => (calls.readMany++, inner.readMany(b)),
-      swap: (b: string, e: string | null, n: string | null) => (calls.swap++, inner.swap(b, e, n)),
+      read: (b: string) => {
+        calls.read++;
+        return inner.read(b);
+      },
+      readMany: (b: readonly string[]) => {
+        calls.readMany++;
+        return inner.readMany(b);
+      },
+      swap: (b: string, e: string | null, n: string | null) => {
+        calls.swap++;
+        return inner.swap(b, e, n);
+      },
     };
     return { store, calls };
   }
@@ -113,8 +142,12 @@ describe('createBackendBreaker over a shared store', () => {
     expect((await workerB.admit('gpu')).allowed).toBe(true);
   });
 
-  it('takes each backend\'s own policy: one that may hold two calls at once opens on two bad outcomes', async () => {
-    const breaker = createBackendBreaker({ store: createMemoryBreakerStore(), policy: (backend) => (backend === 'gpu' ? { ...policy, failures: 2 } : policy), now: () => 0 });
+  it("takes each backend's own policy: one that may hold two calls at once opens on two bad outcomes", async () => {
+    const breaker = createBackendBreaker({
+      store: createMemoryBreakerStore(),
+      policy: (backend) => (backend === 'gpu' ? { ...policy, failures: 2 } : policy),
+      now: () => 0,
+    });
     for (const backend of ['gpu', 'hosted']) for (let i = 0; i < 2; i++) await breaker.record(backend, 'slow');
     expect(await breaker.health(['gpu', 'hosted'])).toEqual({ gpu: 'down', hosted: 'up' });
   });

@@ -5,7 +5,15 @@ describe('memoizePromptSafety', () => {
   const counting = () => {
     const real = createPromptSafety();
     const calls: string[] = [];
-    return { calls, safety: { check: (prompt: string, age?: 'kids' | 'bigkids' | 'adults') => (calls.push(`${age}:${prompt}`), real.check(prompt, age)) } };
+    return {
+      calls,
+      safety: {
+        check: (prompt: string, age?: 'kids' | 'bigkids' | 'adults') => {
+          calls.push(`${age}:${prompt}`);
+          return real.check(prompt, age);
+        },
+      },
+    };
   };
 
   it('gives the verdicts of the filter it wraps, checking each prompt and age bucket once', () => {

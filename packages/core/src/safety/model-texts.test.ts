@@ -9,9 +9,21 @@ describe('blockedModelText', () => {
     ['a clean prompt, no template', { prompt: 'a red kite' }, null],
     ['a clean prompt and template for kids', { prompt: 'a red kite', promptTemplate: 'watercolor of {prompt}', ageBucket: 'kids' as const }, null],
     ['a gory template for adults', { prompt: 'a red kite', promptTemplate: gory, ageBucket: 'adults' as const }, null],
-    ['a gory template for kids', { prompt: 'a red kite', promptTemplate: gory, ageBucket: 'kids' as const }, { field: 'style', reason: `The style's prompt template is not allowed here: ${PROMPT_NOT_FOR_CHILDREN_REASON}` }],
-    ['a blocked template for every age', { prompt: 'a red kite', promptTemplate: 'fucking {prompt}' }, { field: 'style', reason: `The style's prompt template is not allowed here: ${PROMPT_BLOCKED_REASON}` }],
-    ['the prompt is named first', { prompt: 'gore', promptTemplate: gory, ageBucket: 'kids' as const }, { field: 'prompt', reason: PROMPT_NOT_FOR_CHILDREN_REASON }],
+    [
+      'a gory template for kids',
+      { prompt: 'a red kite', promptTemplate: gory, ageBucket: 'kids' as const },
+      { field: 'style', reason: `The style's prompt template is not allowed here: ${PROMPT_NOT_FOR_CHILDREN_REASON}` },
+    ],
+    [
+      'a blocked template for every age',
+      { prompt: 'a red kite', promptTemplate: 'fucking {prompt}' },
+      { field: 'style', reason: `The style's prompt template is not allowed here: ${PROMPT_BLOCKED_REASON}` },
+    ],
+    [
+      'the prompt is named first',
+      { prompt: 'gore', promptTemplate: gory, ageBucket: 'kids' as const },
+      { field: 'prompt', reason: PROMPT_NOT_FOR_CHILDREN_REASON },
+    ],
   ])('%s', (_name, texts, verdict) => {
     expect(blockedModelText(safety, texts)).toEqual(verdict);
   });

@@ -161,12 +161,7 @@ describe('extraKidsTerms', () => {
     expect(safety.check(prompt, age)).toEqual(allowed);
   });
 
-  it.each(
-    promptsForAges(CHILD_AGES, [
-      'a clownfish in a reef',
-      'a haunted houseboat',
-    ]),
-  )('%j is allowed for %s', (prompt, age) => {
+  it.each(promptsForAges(CHILD_AGES, ['a clownfish in a reef', 'a haunted houseboat']))('%j is allowed for %s', (prompt, age) => {
     expect(safety.check(prompt, age)).toEqual(allowed);
   });
 });

@@ -172,7 +172,18 @@ describe('the gateway caches stay within their byte budgets on the real heap', (
               budgetKeyDay: 300,
               signingSecret: flat(`pks_${hash}`),
               requireSignedPrompts: false,
-              account: { id: uuid(7), email: flat('someone@example.com'), handle: flat('someone'), name: flat('ж'.repeat(100)), plan: 'pro', status: 'active', quotaUsed: 10, quotaPeriodStart: new Date(), monthlyGenerations: null, createdAt: new Date() },
+              account: {
+                id: uuid(7),
+                email: flat('someone@example.com'),
+                handle: flat('someone'),
+                name: flat('ж'.repeat(100)),
+                plan: 'pro',
+                status: 'active',
+                quotaUsed: 10,
+                quotaPeriodStart: new Date(),
+                monthlyGenerations: null,
+                createdAt: new Date(),
+              },
             },
     });
     const hash = (i: number) => flat((i % 2 === 0 ? '0' : '1') + i.toString(16).padStart(63, 'f'));
@@ -192,7 +203,13 @@ describe('the gateway caches stay within their byte budgets on the real heap', (
           : {
               id: uuid(name.length),
               accountId: uuid(1),
-              images: Array.from({ length: 40 }, (_, n) => ({ imageId: uuid(n), addedAt: new Date(), storageKey: flat(`images/${uuid(1)}/${uuid(n)}.webp`), pinned: n === 0, rejected: false })),
+              images: Array.from({ length: 40 }, (_, n) => ({
+                imageId: uuid(n),
+                addedAt: new Date(),
+                storageKey: flat(`images/${uuid(1)}/${uuid(n)}.webp`),
+                pinned: n === 0,
+                rejected: false,
+              })),
               publishableKeyDomains: Array.from({ length: 5 }, (_, k) => [flat(`${k}.${'a'.repeat(60)}.example`)]),
             },
     });
@@ -205,7 +222,10 @@ describe('the gateway caches stay within their byte budgets on the real heap', (
 
   it('the prompt safety verdicts: 2,000-character two-byte prompts', () => {
     let checks = 0;
-    const safety = memoizePromptSafety({ check: () => (checks++ % 2 === 0 ? { allowed: true } : { allowed: false, reason: flat('Prompt contains blocked content') }) }, BUDGET);
+    const safety = memoizePromptSafety(
+      { check: () => (checks++ % 2 === 0 ? { allowed: true } : { allowed: false, reason: flat('Prompt contains blocked content') }) },
+      BUDGET,
+    );
     const before = heapUsed();
     for (let i = 0; i < 3_000; i++) safety.check(flat(`${i} ${'ж'.repeat(1995)}`), 'kids');
     const growth = heapUsed() - before;

@@ -27,7 +27,7 @@ export function heapBytesOf(value: unknown, depth = 0): number {
   }
 }
 
-const TWO_BYTE = /[^\u0000-\u00ff]/;
+const TWO_BYTE = /[\u0100-\uffff]/;
 
 function stringBytes(s: string): number {
   return 32 + (TWO_BYTE.test(s) ? 2 : 1) * s.length;

@@ -1,8 +1,28 @@
 import { createCacheMemo } from './cache-memo';
 import type { CacheKey, CachedImage } from '../render-cache';
 
-const key = (prompt: string, accountId = 'acc', seed: number | null = null): CacheKey => ({ accountId, normalizedPrompt: prompt, style: null, characterId: null, ageBucket: null, seed, negativePrompt: null, model: null });
-const image = (id: string, seed = 7): CachedImage => ({ id, storageKey: `images/${id}.webp`, width: 1024, height: 1024, format: 'webp', sourceImageId: null, rejected: false, createdAt: new Date(0), seed, derivedSizes: 0 });
+const key = (prompt: string, accountId = 'acc', seed: number | null = null): CacheKey => ({
+  accountId,
+  normalizedPrompt: prompt,
+  style: null,
+  characterId: null,
+  ageBucket: null,
+  seed,
+  negativePrompt: null,
+  model: null,
+});
+const image = (id: string, seed = 7): CachedImage => ({
+  id,
+  storageKey: `images/${id}.webp`,
+  width: 1024,
+  height: 1024,
+  format: 'webp',
+  sourceImageId: null,
+  rejected: false,
+  createdAt: new Date(0),
+  seed,
+  derivedSizes: 0,
+});
 
 describe('cache memo', () => {
   let clock = 0;
@@ -41,8 +61,24 @@ describe('cache memo', () => {
       keys
         .filter((k) => k.normalizedPrompt !== 'none')
         .flatMap((k) => [
-          { ...image(k.normalizedPrompt), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null, negativePrompt: null, model: null },
-          { ...image(`${k.normalizedPrompt}-styled`), normalizedPrompt: k.normalizedPrompt, style: 'anime', characterId: null, ageBucket: null, negativePrompt: null, model: null },
+          {
+            ...image(k.normalizedPrompt),
+            normalizedPrompt: k.normalizedPrompt,
+            style: null,
+            characterId: null,
+            ageBucket: null,
+            negativePrompt: null,
+            model: null,
+          },
+          {
+            ...image(`${k.normalizedPrompt}-styled`),
+            normalizedPrompt: k.normalizedPrompt,
+            style: 'anime',
+            characterId: null,
+            ageBucket: null,
+            negativePrompt: null,
+            model: null,
+          },
         ]);
     const read = jest.fn(async (_a: string, keys: CacheKey[]) => rows(keys));
     const ids = (found: CachedImage[][]) => found.map((images) => images.map((i) => i.id));
@@ -61,9 +97,17 @@ describe('cache memo', () => {
 });
 
 describe('cache memo and seeds', () => {
-  it('a key with a seed gets only that seed\'s images; a key without one gets every seed\'s', async () => {
+  it("a key with a seed gets only that seed's images; a key without one gets every seed's", async () => {
     const memo = createCacheMemo();
-    const rows = [7, 8].map((seed) => ({ ...image(`s${seed}`, seed), normalizedPrompt: 'p', style: null, characterId: null, ageBucket: null, negativePrompt: null, model: null }));
+    const rows = [7, 8].map((seed) => ({
+      ...image(`s${seed}`, seed),
+      normalizedPrompt: 'p',
+      style: null,
+      characterId: null,
+      ageBucket: null,
+      negativePrompt: null,
+      model: null,
+    }));
     const found = await memo.findMany('acc', [key('p', 'acc', 7), key('p', 'acc', 9), key('p')], async () => rows);
     expect(found.map((images) => images.map((i) => i.id))).toEqual([['s7'], [], ['s7', 's8']]);
   });
@@ -74,7 +118,15 @@ describe('cache memo and seeds', () => {
     const gate = new Promise<void>((r) => (release = r));
     const read = jest.fn(async (_a: string, keys: CacheKey[]) => {
       await gate;
-      return keys.map((k) => ({ ...image(`img-${k.normalizedPrompt}`), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null, negativePrompt: null, model: null }));
+      return keys.map((k) => ({
+        ...image(`img-${k.normalizedPrompt}`),
+        normalizedPrompt: k.normalizedPrompt,
+        style: null,
+        characterId: null,
+        ageBucket: null,
+        negativePrompt: null,
+        model: null,
+      }));
     });
     const keys = [key('herd-1'), key('herd-2')];
     const answers = Array.from({ length: 20 }, () => memo.findMany('acc', keys, read));
@@ -100,10 +152,18 @@ describe('cache memo and seeds', () => {
     expect(ok).toHaveBeenCalledTimes(1);
   });
 
-  it('holds a batch read\'s images without their key columns: a long prompt is not kept once per image', async () => {
+  it("holds a batch read's images without their key columns: a long prompt is not kept once per image", async () => {
     const memo = createCacheMemo({ maxBytes: 64 * 2 ** 20 });
     const prompt = 'p'.repeat(2000);
-    const rows = Array.from({ length: 50 }, (_, n) => ({ ...image(`i${n}`, n), normalizedPrompt: prompt, style: null, characterId: null, ageBucket: null, negativePrompt: null, model: null }));
+    const rows = Array.from({ length: 50 }, (_, n) => ({
+      ...image(`i${n}`, n),
+      normalizedPrompt: prompt,
+      style: null,
+      characterId: null,
+      ageBucket: null,
+      negativePrompt: null,
+      model: null,
+    }));
     const [found] = await memo.findMany('acc', [key(prompt)], async () => rows);
     expect(found).toHaveLength(50);
     expect(found[0]).toEqual(image('i0', 0));
@@ -113,7 +173,15 @@ describe('cache memo and seeds', () => {
 });
 
 describe('cache memo: keys in use are read again before they expire', () => {
-  const row = (k: CacheKey, id: string) => ({ ...image(id), normalizedPrompt: k.normalizedPrompt, style: null, characterId: null, ageBucket: null, negativePrompt: null, model: null });
+  const row = (k: CacheKey, id: string) => ({
+    ...image(id),
+    normalizedPrompt: k.normalizedPrompt,
+    style: null,
+    characterId: null,
+    ageBucket: null,
+    negativePrompt: null,
+    model: null,
+  });
   const ids = (found: CachedImage[][]) => found.map((images) => images.map((i) => i.id));
 
   it('answers from memory near the expiry and reads once in the background; the next requests get the new images', async () => {
@@ -171,7 +239,7 @@ describe('cache memo: keys in use are read again before they expire', () => {
     expect(read).toHaveBeenCalledTimes(2);
   });
 
-  it('a failed refresh is not the request\'s failure; a key whose images are gone is forgotten', async () => {
+  it("a failed refresh is not the request's failure; a key whose images are gone is forgotten", async () => {
     let clock = 0;
     const memo = createCacheMemo({ now: () => clock, ttlMs: 1000, refreshAheadMs: 200 });
     await memo.findMany('acc', [key('a')], async (_a, keys) => keys.map((k) => row(k, 'a1')));

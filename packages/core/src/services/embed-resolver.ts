@@ -65,11 +65,26 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => {
     onExceeded: (name) => d.onBudgetExceeded(p.keyId, name),
   });
   return {
-    async resolve(account: QuotaAccount, elements: EmbedElement[], onError: (e: unknown) => void, caller?: Caller, publishable?: PublishableCaller): Promise<EmbedResult[]> {
+    async resolve(
+      account: QuotaAccount,
+      elements: EmbedElement[],
+      onError: (e: unknown) => void,
+      caller?: Caller,
+      publishable?: PublishableCaller,
+    ): Promise<EmbedResult[]> {
       const generateElements = elements.filter((e) => e.prompt !== undefined && e.mode === 'generate' && e.shortcut === undefined);
       const shortcutNames = [...new Set(elements.filter((e) => e.shortcut !== undefined).map((e) => e.shortcut!))];
       // Keyed as each element's request will be once its style is resolved (a preset by its own id).
-      const keys = generateElements.map((e) => cacheKeyOf(account.id, { prompt: e.prompt!, style: cacheStyleOf(e.style), character: e.character, ageBucket: e.age, seed: e.seed, negativePrompt: e.negativePrompt }));
+      const keys = generateElements.map((e) =>
+        cacheKeyOf(account.id, {
+          prompt: e.prompt!,
+          style: cacheStyleOf(e.style),
+          character: e.character,
+          ageBucket: e.age,
+          seed: e.seed,
+          negativePrompt: e.negativePrompt,
+        }),
+      );
       const [cachedPerKey, permalinks] = await Promise.all([
         keys.length > 0 ? d.findCachedMany(account.id, keys) : Promise.resolve([]),
         shortcutNames.length > 0 ? d.findPermalinks(account.id, shortcutNames) : Promise.resolve(new Map()),
@@ -83,19 +98,33 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => {
         if (element.shortcut !== undefined) {
           const permalink = permalinks.get(element.shortcut);
           const chosen = permalink && choosePermalinkImage(permalink.images, permalink.rotation);
-          return chosen ? { id, status: 'ready', imageUrl: d.storage.publicUrl(chosen.storageKey), imageId: chosen.imageId } : { id, status: 'failed', error: 'Unknown or empty shortcut' };
+          return chosen
+            ? { id, status: 'ready', imageUrl: d.storage.publicUrl(chosen.storageKey), imageId: chosen.imageId }
+            : { id, status: 'failed', error: 'Unknown or empty shortcut' };
         }
         const verdict = d.promptSafety?.check(element.prompt!, element.age);
         if (verdict && !verdict.allowed) return { id, status: 'failed', error: `prompt: ${verdict.reason}` };
-        if (element.character && !(await d.characterExists(account.id, element.character))) return { id, status: 'failed', error: 'character: Unknown character' };
+        if (element.character && !(await d.characterExists(account.id, element.character)))
+          return { id, status: 'failed', error: 'character: Unknown character' };
         const style = element.style === undefined ? NO_STYLE : await d.resolveStyle(account, element.style);
         // The prompt was screened above; what a style adds is screened with it.
-        const blocked = style.promptTemplate === undefined ? null : blockedModelText(d.promptSafety ?? null, { prompt: element.prompt!, promptTemplate: style.promptTemplate, ageBucket: element.age });
+        const blocked =
+          style.promptTemplate === undefined
+            ? null
+            : blockedModelText(d.promptSafety ?? null, { prompt: element.prompt!, promptTemplate: style.promptTemplate, ageBucket: element.age });
         if (blocked) return { id, status: 'failed', error: `${blocked.field}: ${blocked.reason}` };
         if (element.mode === 'instant') {
           const match = await d.instant.match(account.id, { prompt: element.prompt!, style: element.style, ageBucket: element.age, tags: element.tags });
           if (!match) return { id, status: 'failed', error: 'No library image is close enough' };
-          return { id, status: 'ready', imageUrl: match.imageUrl, imageId: match.imageId, match: match.match, matchScore: match.matchScore, poolImageId: match.poolImageId };
+          return {
+            id,
+            status: 'ready',
+            imageUrl: match.imageUrl,
+            imageId: match.imageId,
+            match: match.match,
+            matchScore: match.matchScore,
+            poolImageId: match.poolImageId,
+          };
         }
         const request: GenerationRequest = {
           prompt: element.prompt!,
@@ -110,7 +139,8 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => {
           negativePrompt: element.negativePrompt,
         };
         const signed = publishable?.signingSecret !== undefined && element.sig !== undefined;
-        if (signed && !promptSignatureValid(publishable!.signingSecret!, { ...element, prompt: element.prompt! }, element.sig!)) return { id, status: 'failed', error: BAD_SIGNATURE_MESSAGE };
+        if (signed && !promptSignatureValid(publishable!.signingSecret!, { ...element, prompt: element.prompt! }, element.sig!))
+          return { id, status: 'failed', error: BAD_SIGNATURE_MESSAGE };
         const candidates = cached.get(element) ?? [];
         const decision = decideFromCache(candidates, request);
         if (decision.kind === 'exact') {
@@ -119,7 +149,8 @@ export const createEmbedResolver = (d: EmbedResolverDeps) => {
         }
         const fresh = publishable && freshLimitsOf(publishable, signed);
         const started = await d.generations.startWithCandidates(account, request, candidates, { caller, fresh });
-        if (started.job.status === 'completed' && started.job.imageUrl) return { id, status: 'ready', imageUrl: started.job.imageUrl, imageId: started.job.imageId };
+        if (started.job.status === 'completed' && started.job.imageUrl)
+          return { id, status: 'ready', imageUrl: started.job.imageUrl, imageId: started.job.imageId };
         return { id, status: 'generating', jobId: started.job.jobId };
       };
 

@@ -22,7 +22,13 @@ describe('event recorder', () => {
 
   it('drops a batch whose write fails and reports it, without throwing', async () => {
     const onDropped = jest.fn();
-    const recorder = createEventRecorder({ write: async () => { throw new Error('db down'); }, onDropped, flushIntervalMs: 10_000 });
+    const recorder = createEventRecorder({
+      write: async () => {
+        throw new Error('db down');
+      },
+      onDropped,
+      flushIntervalMs: 10_000,
+    });
     recorder.record(event(1));
     recorder.record(event(2));
     await expect(recorder.flush()).resolves.toBeUndefined();
@@ -93,7 +99,13 @@ describe('event recorder', () => {
 
   it('a write that throws at once is reported like a failed one', async () => {
     const onDropped = jest.fn();
-    const recorder = createEventRecorder({ write: () => { throw new Error('no connection'); }, onDropped, flushIntervalMs: 10_000 });
+    const recorder = createEventRecorder({
+      write: () => {
+        throw new Error('no connection');
+      },
+      onDropped,
+      flushIntervalMs: 10_000,
+    });
     recorder.record(event(1));
     await expect(recorder.flush()).resolves.toBeUndefined();
     expect(onDropped).toHaveBeenCalledWith(1, 'store write failed', expect.any(Error));
@@ -115,7 +127,14 @@ describe('event recorder', () => {
 
   describe('identical events waiting together become one row with a count', () => {
     const at = (iso: string) => new Date(iso);
-    const hit = (over: Partial<RecordedEvent> = {}) => ({ accountId: 'a', eventType: 'cache_hit' as const, imageId: 'i1', metadata: { via: 'embed' }, createdAt: at('2026-11-25T10:00:00Z'), ...over });
+    const hit = (over: Partial<RecordedEvent> = {}) => ({
+      accountId: 'a',
+      eventType: 'cache_hit' as const,
+      imageId: 'i1',
+      metadata: { via: 'embed' },
+      createdAt: at('2026-11-25T10:00:00Z'),
+      ...over,
+    });
 
     it.each<[string, Partial<RecordedEvent>, number]>([
       ['the same event again', {}, 1],
@@ -169,7 +188,13 @@ describe('event recorder', () => {
 
     it('a dropped row reports every event it stood for', async () => {
       const onDropped = jest.fn();
-      const recorder = createEventRecorder({ write: async () => { throw new Error('db down'); }, onDropped, flushIntervalMs: 10_000 });
+      const recorder = createEventRecorder({
+        write: async () => {
+          throw new Error('db down');
+        },
+        onDropped,
+        flushIntervalMs: 10_000,
+      });
       for (let i = 0; i < 7; i++) recorder.record(hit());
       await recorder.close();
       expect(onDropped).toHaveBeenCalledWith(7, 'store write failed', expect.any(Error));
@@ -185,7 +210,10 @@ describe('event recorder', () => {
       recorder.record(hit({ imageId: 'i1' }));
       await recorder.close();
       expect(onDropped).toHaveBeenCalledTimes(1);
-      expect(written.map((e) => [e.imageId, e.count])).toEqual([['i1', 2], ['i2', 1]]);
+      expect(written.map((e) => [e.imageId, e.count])).toEqual([
+        ['i1', 2],
+        ['i2', 1],
+      ]);
     });
   });
 });

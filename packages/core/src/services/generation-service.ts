@@ -112,14 +112,18 @@ export interface Started {
  */
 export const createGenerationService = (d: GenerationServiceDeps) => {
   const tooManyActiveJobs = () =>
-    new AppError('rate_limited', ErrorMessages.tooManyActiveJobs, { retryAfterMs: ACTIVE_JOBS_RETRY_MS }, { 'Retry-After': String(ACTIVE_JOBS_RETRY_MS / 1000) });
+    new AppError(
+      'rate_limited',
+      ErrorMessages.tooManyActiveJobs,
+      { retryAfterMs: ACTIVE_JOBS_RETRY_MS },
+      { 'Retry-After': String(ACTIVE_JOBS_RETRY_MS / 1000) },
+    );
 
   /** Writes the job's record under the caller's cap (the record's `activeSlot` lets the worker give the slot back). */
   const open = (job: JobRecord, caller: Caller | undefined) =>
     d.admission.open({ job, ttlSeconds: JOB_TTL_SECONDS, nowMs: d.now().getTime(), cap: caller && { bucket: caller.keyId, limit: caller.activeJobLimit } });
 
   const slotOf = (caller: Caller | undefined): Partial<JobRecord> => (caller ? { activeSlot: caller.keyId } : {});
-
 
   const newRecord = (accountId: string, request: GenerationRequest, extra: Partial<JobRecord>): JobRecord => ({
     jobId: d.newId(),
@@ -169,7 +173,14 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
     // that finds none left goes on as a fresh (charged) generation.
     if (!(await d.cache.takeDerivedPlace(sourceId, MAX_DERIVED_PER_IMAGE))) return null;
     const giveBackPlace = () => d.cache.giveBackDerivedPlace(sourceId);
-    const job = newRecord(account.id, request, { deriveFrom: sourceId, derivedPlace: true, ...slotOf(caller), ...(webhookUrl && { webhookUrl }), ...(cancelAt && { cancelAt }), ...permalinksOf(options) });
+    const job = newRecord(account.id, request, {
+      deriveFrom: sourceId,
+      derivedPlace: true,
+      ...slotOf(caller),
+      ...(webhookUrl && { webhookUrl }),
+      ...(cancelAt && { cancelAt }),
+      ...permalinksOf(options),
+    });
     const admitted = await open(job, caller).catch(async (error: unknown) => {
       await giveBackPlace().catch((e: unknown) => d.onError('undo after a failed admission failed', e));
       throw error;
@@ -223,7 +234,15 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
   const joinedJob = async (account: QuotaAccount, job: JobRecord): Promise<Started> => ({ job, quota: await d.quota.peek(account), outcome: 'joined' });
 
   /** With the flight claimed and the unit reserved: the cap slot and the record, then the queue. */
-  async function admitAndQueue(account: QuotaAccount, request: GenerationRequest, options: StartOptions, flightKey: string, jobId: string, reservation: Reservation & { ok: true }, budget: FreshSpent): Promise<Started> {
+  async function admitAndQueue(
+    account: QuotaAccount,
+    request: GenerationRequest,
+    options: StartOptions,
+    flightKey: string,
+    jobId: string,
+    reservation: Reservation & { ok: true },
+    budget: FreshSpent,
+  ): Promise<Started> {
     const { caller, webhookUrl, cancelAt } = options;
     const giveBack = async () => {
       await budget.giveBack();
@@ -321,10 +340,20 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
   }
 
   /** Like start, with the cache key's stored images already read (embed reads a batch in one query). */
-  const startOn = async (account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[], key: CacheKey, options: StartOptions): Promise<Started> =>
-    (await fromCache(account, request, candidates, options)) ?? (await generate(account, request, key, options));
+  const startOn = async (
+    account: QuotaAccount,
+    request: GenerationRequest,
+    candidates: CachedImage[],
+    key: CacheKey,
+    options: StartOptions,
+  ): Promise<Started> => (await fromCache(account, request, candidates, options)) ?? (await generate(account, request, key, options));
 
-  async function startWithCandidates(account: QuotaAccount, request: GenerationRequest, candidates: CachedImage[], options: StartOptions = {}): Promise<Started> {
+  async function startWithCandidates(
+    account: QuotaAccount,
+    request: GenerationRequest,
+    candidates: CachedImage[],
+    options: StartOptions = {},
+  ): Promise<Started> {
     const started = await startOn(account, request, candidates, cacheKeyOf(account.id, request), options);
     if (options.webhookUrl) await notifyWhenDone(started, options.webhookUrl);
     return started;

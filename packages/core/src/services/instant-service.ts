@@ -85,7 +85,14 @@ export const createInstantService = (d: InstantServiceDeps) => ({
     const normalizedPrompt = normalizePrompt(request.prompt);
     const joinedBefore = new Date(d.now().getTime() - d.libraryDelaySeconds * 1000);
     const meaning = d.embedder ? { space: d.embedder.space, vector: (await d.embedder.embed([normalizedPrompt], { purpose: 'query' }))[0] } : undefined;
-    const candidates = await d.library.candidates({ normalizedPrompt, style: request.style ?? null, ageBucket: request.ageBucket, tags: request.tags, joinedBefore, meaning });
+    const candidates = await d.library.candidates({
+      normalizedPrompt,
+      style: request.style ?? null,
+      ageBucket: request.ageBucket,
+      tags: request.tags,
+      joinedBefore,
+      meaning,
+    });
     const best = bestCandidate(candidates, normalizedPrompt, d.embedder);
     if (!best || (!best.exact && best.score < d.minScore)) return null;
     const pool = best.candidate;
@@ -107,7 +114,11 @@ export function bestCandidate(candidates: LibraryCandidate[], normalizedPrompt: 
   let best: { candidate: LibraryCandidate; exact: boolean; score: number } | null = null;
   for (const candidate of candidates) {
     const exact = candidate.normalizedPrompt === normalizedPrompt;
-    const score = embedder ? meaningScore({ exact, trigram: candidate.trigram, cosine: candidate.cosine }, embedder.calibration) : exact ? 1 : candidate.trigram;
+    const score = embedder
+      ? meaningScore({ exact, trigram: candidate.trigram, cosine: candidate.cosine }, embedder.calibration)
+      : exact
+        ? 1
+        : candidate.trigram;
     if (!best || score > best.score) best = { candidate, exact, score };
   }
   return best;

@@ -34,7 +34,8 @@ export const CANCEL_AFTER_SECONDS = { min: 1, max: 3600 } as const;
 export function parseCancelAfter(header: string | undefined, now: Date): { cancelAt: string | null } | { error: string } {
   if (header === undefined) return { cancelAt: null };
   const { min, max } = CANCEL_AFTER_SECONDS;
-  if (!/^\d{1,4}$/.test(header.trim()) || Number(header) < min || Number(header) > max) return { error: `Must be a whole number of seconds from ${min} to ${max}` };
+  if (!/^\d{1,4}$/.test(header.trim()) || Number(header) < min || Number(header) > max)
+    return { error: `Must be a whole number of seconds from ${min} to ${max}` };
   return { cancelAt: new Date(now.getTime() + Number(header) * 1000).toISOString() };
 }
 

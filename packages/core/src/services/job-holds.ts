@@ -6,7 +6,10 @@ import type { JobRecord } from '../ports/job-store';
  * starts a new generation) and its key's slot under the cap on jobs in progress. Called when a
  * job completes, fails, is cancelled, or could not be queued.
  */
-export async function releaseJobHolds(d: { singleFlight: SingleFlight; activeJobs: ActiveJobs }, job: Pick<JobRecord, 'jobId' | 'flightKey' | 'activeSlot'>): Promise<void> {
+export async function releaseJobHolds(
+  d: { singleFlight: SingleFlight; activeJobs: ActiveJobs },
+  job: Pick<JobRecord, 'jobId' | 'flightKey' | 'activeSlot'>,
+): Promise<void> {
   if (job.flightKey) await d.singleFlight.release(job.flightKey, job.jobId);
   if (job.activeSlot) await d.activeJobs.release(job.activeSlot, job.jobId);
 }

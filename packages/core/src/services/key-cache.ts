@@ -84,7 +84,10 @@ export function createKeyCache<T extends CachedKey>(o: KeyCacheOptions<T>) {
 
     invalidate(message: InvalidationMessage): void {
       generation++;
-      entries.deleteWhere(({ value: v }) => v !== null && ((message.kind === 'key' && v.id === message.keyId) || (message.kind === 'account' && v.account.id === message.accountId)));
+      entries.deleteWhere(
+        ({ value: v }) =>
+          v !== null && ((message.kind === 'key' && v.id === message.keyId) || (message.kind === 'account' && v.account.id === message.accountId)),
+      );
     },
 
     size: () => entries.size(),

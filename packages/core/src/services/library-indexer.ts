@@ -22,7 +22,10 @@ export const createLibraryIndexer = (d: LibraryIndexerDeps) => ({
       const rows = await d.library.unindexed(d.embedder.space, batchSize);
       if (rows.length === 0) return stored;
       const vectors = await d.embedder.embed(rows.map((row) => row.normalizedPrompt));
-      await d.library.saveMeanings(d.embedder.space, rows.map((row, i) => ({ id: row.id, vector: vectors[i] })));
+      await d.library.saveMeanings(
+        d.embedder.space,
+        rows.map((row, i) => ({ id: row.id, vector: vectors[i] })),
+      );
       stored += rows.length;
       if (rows.length < batchSize) return stored;
     }

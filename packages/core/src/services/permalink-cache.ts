@@ -30,7 +30,9 @@ export function createPermalinkCache(o: {
 }) {
   const now = o.now ?? Date.now;
   const ttlMs = o.ttlMs ?? 5_000;
-  const entries = createByteBoundedMap<{ value: PermalinkForServing | null; expiresAt: number; rotation: number }>({ maxBytes: o.maxBytes ?? PERMALINK_CACHE_MAX_BYTES });
+  const entries = createByteBoundedMap<{ value: PermalinkForServing | null; expiresAt: number; rotation: number }>({
+    maxBytes: o.maxBytes ?? PERMALINK_CACHE_MAX_BYTES,
+  });
   let generation = 0;
 
   async function entry(handle: string, name: string) {

@@ -21,9 +21,7 @@ export interface QuotaStore {
   read(accountId: string): Promise<{ quotaUsed: number; quotaPeriodStart: Date } | null>;
 }
 
-export type Reservation =
-  | { ok: true; state: QuotaState; periodStart: Date }
-  | { ok: false; state: QuotaState };
+export type Reservation = { ok: true; state: QuotaState; periodStart: Date } | { ok: false; state: QuotaState };
 
 /**
  * Generation quota on a rolling monthly window (spec, Generation quota). A reservation is one
@@ -73,7 +71,11 @@ export const createQuotaService = (d: { store: QuotaStore; monthlyGenerations: R
     async claim(account: QuotaAccount): Promise<{ periodStart: Date; limit: number; reserved(used: number): Reservation & { ok: true } }> {
       const limit = limitOf(account);
       const window = await windowOf(account);
-      return { periodStart: window.start, limit, reserved: (used) => ({ ok: true, state: { used, limit, resetAt: window.resetAt }, periodStart: window.start }) };
+      return {
+        periodStart: window.start,
+        limit,
+        reserved: (used) => ({ ok: true, state: { used, limit, resetAt: window.resetAt }, periodStart: window.start }),
+      };
     },
 
     refund: (accountId: string, periodStart: Date) => d.store.refund(accountId, periodStart),

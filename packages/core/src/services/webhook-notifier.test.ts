@@ -51,7 +51,15 @@ function setup() {
   });
   const job = (patch: Partial<JobRecord> = {}): JobRecord => {
     // Later calls change the stored record, as the worker's updates would (a joiner's flag stays).
-    const record: JobRecord = { jobId: 'job-1', accountId: 'acct', status: 'processing', createdAt: '2026-11-23T07:00:00.000Z', request: { prompt: 'p', strength: 1, width: 1024, height: 1024, format: 'webp' }, ...jobs.get(patch.jobId ?? 'job-1'), ...patch };
+    const record: JobRecord = {
+      jobId: 'job-1',
+      accountId: 'acct',
+      status: 'processing',
+      createdAt: '2026-11-23T07:00:00.000Z',
+      request: { prompt: 'p', strength: 1, width: 1024, height: 1024, format: 'webp' },
+      ...jobs.get(patch.jobId ?? 'job-1'),
+      ...patch,
+    };
     jobs.set(record.jobId, record);
     return record;
   };
@@ -63,9 +71,19 @@ describe('webhook notifier', () => {
   it.each([
     ['a job nobody asked about', undefined, [], []],
     ['the creator only', 'https://a.example/hook', [], ['https://a.example/hook']],
-    ['the creator and two joiners', 'https://a.example/hook', ['https://b.example/hook', 'https://c.example/hook'], ['https://a.example/hook', 'https://b.example/hook', 'https://c.example/hook']],
+    [
+      'the creator and two joiners',
+      'https://a.example/hook',
+      ['https://b.example/hook', 'https://c.example/hook'],
+      ['https://a.example/hook', 'https://b.example/hook', 'https://c.example/hook'],
+    ],
     ['joiners of a job whose creator asked for none', undefined, ['https://b.example/hook'], ['https://b.example/hook']],
-    ['a joiner with the creator\'s URL, and one that joined twice', 'https://a.example/hook', ['https://a.example/hook', 'https://b.example/hook', 'https://b.example/hook'], ['https://a.example/hook', 'https://b.example/hook']],
+    [
+      "a joiner with the creator's URL, and one that joined twice",
+      'https://a.example/hook',
+      ['https://a.example/hook', 'https://b.example/hook', 'https://b.example/hook'],
+      ['https://a.example/hook', 'https://b.example/hook'],
+    ],
   ])('queues one delivery per URL when the job finishes: %s', async (_name, creatorUrl, joiners, expected) => {
     const t = setup();
     const running = t.job({ webhookUrl: creatorUrl });
@@ -75,7 +93,15 @@ describe('webhook notifier', () => {
     await t.notifier.jobFinished('job-1');
     expect(t.urlsOf(t.queued)).toEqual(expected);
     // The body is the job as polled, fixed at the finish.
-    for (const id of t.queued) expect(JSON.parse(t.deliveries.rows.get(id)!.body!)).toEqual({ jobId: 'job-1', status: 'completed', createdAt: '2026-11-23T07:00:00.000Z', imageUrl: 'https://x/i.webp', imageId: 'img', completedAt: '2026-11-23T07:00:09.000Z' });
+    for (const id of t.queued)
+      expect(JSON.parse(t.deliveries.rows.get(id)!.body!)).toEqual({
+        jobId: 'job-1',
+        status: 'completed',
+        createdAt: '2026-11-23T07:00:00.000Z',
+        imageUrl: 'https://x/i.webp',
+        imageId: 'img',
+        completedAt: '2026-11-23T07:00:09.000Z',
+      });
     // A second report of the same finish (another process, a retried job) adds nothing.
     await t.notifier.jobFinished('job-1');
     expect(t.queued).toHaveLength(expected.length);

@@ -330,8 +330,7 @@ export const STYLE_PRESETS: readonly StylePreset[] = Object.freeze([
 const byId = new Map<string, StylePreset>(STYLE_PRESETS.map((p) => [p.id, p]));
 
 /** The preset with this id (case and surrounding spaces ignored); undefined for anything else. */
-export const presetById = (id: string | undefined | null): StylePreset | undefined =>
-  typeof id === 'string' ? byId.get(id.trim().toLowerCase()) : undefined;
+export const presetById = (id: string | undefined | null): StylePreset | undefined => (typeof id === 'string' ? byId.get(id.trim().toLowerCase()) : undefined);
 
 /** The style as it keys the render cache: a preset by its own id, whatever the caller's spelling; an own style by its id. */
 export const cacheStyleOf = (style: string | undefined): string | undefined => (style === undefined ? undefined : (presetById(style)?.id ?? style));

@@ -4,12 +4,21 @@ import { newWebhookSecret, signWebhook, WEBHOOK_SECRET_PREFIX } from './signing'
 
 /** The scheme written out with node:crypto, to check the library against. */
 const byHand = (secret: string, id: string, timestamp: number, body: string) =>
-  'v1,' + createHmac('sha256', Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64')).update(`${id}.${timestamp}.${body}`).digest('base64');
+  'v1,' +
+  createHmac('sha256', Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64'))
+    .update(`${id}.${timestamp}.${body}`)
+    .digest('base64');
 
 describe('signWebhook', () => {
   it.each([
     // The Standard Webhooks reference vector.
-    ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}', 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE='],
+    [
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      1614265330,
+      '{"test": 2432232314}',
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    ],
     ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', '0f8c3b2e-4c1d-4e55-9a8e-2f1f0d7c9b11', 1764000000, '{"jobId":"j","status":"completed"}', null],
     [newWebhookSecret(), 'msg-2', 1764000000, '{"emoji":"é ✓"}', null],
   ])('signs case %#: the id, the timestamp in seconds, the signature per the scheme', (secret, id, timestamp, body, expected) => {

@@ -8,9 +8,7 @@ import { migrateDatabase } from '../migrations/runner';
 
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL;
-  const config: DatabaseConfig = url
-    ? { kind: 'postgres', url }
-    : { kind: 'pglite', dataDir: join(process.env.DATA_DIR ?? './data', 'db') };
+  const config: DatabaseConfig = url ? { kind: 'postgres', url } : { kind: 'pglite', dataDir: join(process.env.DATA_DIR ?? './data', 'db') };
   const result = await migrateDatabase(config, { log: process.env.DEBUG ? (line) => console.error(line) : undefined });
   console.log(JSON.stringify({ applied: result.applied }));
 }

@@ -8,14 +8,7 @@ import { join } from 'node:path';
 import { createPGlite } from '../pglite';
 import { pgliteMigrationFactory } from './adapters';
 import { engineError, withSchemaEngine } from './engine';
-import {
-  defaultMigrationsDir,
-  MIGRATION_LOCK_CONTENT,
-  MIGRATION_LOCK_FILE,
-  NO_FILTERS,
-  readMigrationList,
-  readSchemaFiles,
-} from './files';
+import { defaultMigrationsDir, MIGRATION_LOCK_CONTENT, MIGRATION_LOCK_FILE, NO_FILTERS, readMigrationList, readSchemaFiles } from './files';
 
 export interface DiffOptions {
   migrationsDir?: string;
@@ -79,7 +72,11 @@ export function migrationTimestamp(date = new Date()): string {
 
 /** `Add user index` -> `add_user_index` (lowercase letters, digits and underscores). */
 export function migrationSlug(name: string): string {
-  const slug = name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const slug = name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   if (!slug) throw new Error(`Invalid migration name ${JSON.stringify(name)}: use letters, digits and underscores`);
   return slug;
 }

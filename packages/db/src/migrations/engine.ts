@@ -13,10 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import {
-  bindMigrationAwareSqlAdapterFactory,
-  type SqlMigrationAwareDriverAdapterFactory,
-} from '@prisma/driver-adapter-utils';
+import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { SchemaEngine } from '@prisma/schema-engine-wasm';
 
 export type { SchemaEngine } from '@prisma/schema-engine-wasm';
@@ -57,13 +54,10 @@ async function instantiate(): Promise<EngineModule> {
   const wasmPath = join(dirname(gluePath), 'schema_engine_bg.wasm');
 
   const exported: string[] = [];
-  const body = readFileSync(gluePath, 'utf8').replace(
-    /^export (function|class) ([A-Za-z0-9_$]+)/gm,
-    (_match, kind: string, name: string) => {
-      exported.push(name);
-      return `${kind} ${name}`;
-    },
-  );
+  const body = readFileSync(gluePath, 'utf8').replace(/^export (function|class) ([A-Za-z0-9_$]+)/gm, (_match, kind: string, name: string) => {
+    exported.push(name);
+    return `${kind} ${name}`;
+  });
   if (/^\s*(export|import)\b/m.test(body) || !exported.includes('__wbg_set_wasm') || !exported.includes('SchemaEngine')) {
     throw new Error(`Unexpected layout of ${gluePath}: the schema engine loader needs updating for this version`);
   }
@@ -76,11 +70,7 @@ async function instantiate(): Promise<EngineModule> {
     timer.unref?.();
     return timer;
   };
-  const glue = new Function('module', 'global', 'setTimeout', `${body}\nreturn { ${exported.join(', ')} };`)(
-    { require },
-    globalThis,
-    unrefTimeout,
-  ) as WasmGlue;
+  const glue = new Function('module', 'global', 'setTimeout', `${body}\nreturn { ${exported.join(', ')} };`)({ require }, globalThis, unrefTimeout) as WasmGlue;
   const registry = globalThis as { PRISMA_WASM_PANIC_REGISTRY?: { set_message(message: string): void } };
   registry.PRISMA_WASM_PANIC_REGISTRY ??= {
     set_message(message: string) {

@@ -14,7 +14,10 @@ let repoRoot: string | undefined;
 export function findRepoRoot(): string {
   if (repoRoot) return repoRoot;
   for (let dir = __dirname; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'prisma', 'schema.prisma'))) return (repoRoot = dir);
+    if (existsSync(join(dir, 'prisma', 'schema.prisma'))) {
+      repoRoot = dir;
+      return dir;
+    }
     if (dirname(dir) === dir) throw new Error(`Cannot find prisma/schema.prisma above ${__dirname}`);
   }
 }

@@ -13,13 +13,7 @@
  *   Database instead (`migrateDatabase(await openDatabase({ kind: 'pglite' }))`).
  * Migrate before serving traffic: the engine and the Prisma client share the PGlite session.
  */
-import {
-  acquirePGlite,
-  databaseHandle,
-  isDatabase,
-  type Database,
-  type DatabaseConfig,
-} from '../client';
+import { acquirePGlite, databaseHandle, isDatabase, type Database, type DatabaseConfig } from '../client';
 import { pgliteMigrationFactory, postgresMigrationFactory, type ClosableAdapterFactory } from './adapters';
 import { engineError, withSchemaEngine, type SchemaEngine } from './engine';
 import { NO_FILTERS, readMigrationList, readSchemaFiles } from './files';
@@ -42,11 +36,7 @@ export interface MigrationStatus {
   hasMigrationsTable: boolean;
 }
 
-async function withTargetEngine<T>(
-  target: DatabaseConfig | Database,
-  log: MigrateOptions['log'],
-  work: (engine: SchemaEngine) => Promise<T>,
-): Promise<T> {
+async function withTargetEngine<T>(target: DatabaseConfig | Database, log: MigrateOptions['log'], work: (engine: SchemaEngine) => Promise<T>): Promise<T> {
   let factory: ClosableAdapterFactory;
   let release: () => Promise<void> = async () => undefined;
   if (isDatabase(target)) {
@@ -72,10 +62,7 @@ async function withTargetEngine<T>(
  * Applies every migration of the folder that the database has not applied yet.
  * `applied` lists the ones applied by this call: empty when the database was up to date.
  */
-export async function migrateDatabase(
-  target: DatabaseConfig | Database,
-  options: MigrateOptions = {},
-): Promise<{ applied: string[] }> {
+export async function migrateDatabase(target: DatabaseConfig | Database, options: MigrateOptions = {}): Promise<{ applied: string[] }> {
   const migrationsList = readMigrationList(options.migrationsDir);
   return withTargetEngine(target, options.log, async (engine) => {
     try {
@@ -88,13 +75,10 @@ export async function migrateDatabase(
 }
 
 /** Which migrations of the folder are pending (and failed/edited ones), without applying anything. */
-export async function migrationStatus(
-  target: DatabaseConfig | Database,
-  options: MigrateOptions = {},
-): Promise<MigrationStatus> {
+export async function migrationStatus(target: DatabaseConfig | Database, options: MigrateOptions = {}): Promise<MigrationStatus> {
   const migrationsList = readMigrationList(options.migrationsDir);
   return withTargetEngine(target, options.log, async (engine) => {
-    let result;
+    let result: Awaited<ReturnType<typeof engine.diagnoseMigrationHistory>>;
     try {
       result = await engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: false, filters: NO_FILTERS });
     } catch (error) {

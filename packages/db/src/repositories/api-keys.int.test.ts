@@ -15,7 +15,13 @@ const pgliteOnItsThread: [name: string, open: () => Promise<OpenedTestDatabase>]
     const dataDir = join(dir, 'db');
     await copyMigratedPGlite(dataDir);
     const db = await openDatabase({ kind: 'pglite', dataDir, thread: true });
-    return { db, cleanup: async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      db,
+      cleanup: async () => {
+        await db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   },
 ];
 
@@ -31,10 +37,26 @@ describe.each([...bothDatabases, pgliteOnItsThread])('authentication read of a k
   it('answers the live key and its account field for field as Prisma does, without the webhook secret', async () => {
     const keys = createApiKeyRepository(db.prisma, db.sql);
     const account = await db.prisma.account.create({
-      data: { handle: 'reader', email: 'reader@example.com', plan: 'pro', status: 'approved', monthlyGenerations: 250, quotaUsed: 7, quotaPeriodStart: new Date('2026-11-01T10:20:30.456Z'), webhookSecret: 'whsec_never_read' },
+      data: {
+        handle: 'reader',
+        email: 'reader@example.com',
+        plan: 'pro',
+        status: 'approved',
+        monthlyGenerations: 250,
+        quotaUsed: 7,
+        quotaPeriodStart: new Date('2026-11-01T10:20:30.456Z'),
+        webhookSecret: 'whsec_never_read',
+      },
     });
     const secret = await keys.create(account.id, { kind: 'secret', name: 'server', domains: [] });
-    const publishable = await keys.create(account.id, { kind: 'publishable', name: 'pages', domains: ['example.com', '*.example.org'], budgetClientPerHour: 5, budgetKeyPerDay: null, signedPrompts: true });
+    const publishable = await keys.create(account.id, {
+      kind: 'publishable',
+      name: 'pages',
+      domains: ['example.com', '*.example.org'],
+      budgetClientPerHour: 5,
+      budgetKeyPerDay: null,
+      signedPrompts: true,
+    });
     await keys.touchLastUsed(publishable.id, new Date('2026-11-20T01:02:03.004Z'));
     await keys.recordBudgetHit(publishable.id, new Date('2026-11-21T05:06:07.089Z'));
 
@@ -47,7 +69,14 @@ describe.each([...bothDatabases, pgliteOnItsThread])('authentication read of a k
       expect(read?.account.quotaPeriodStart.toISOString()).toBe('2026-11-01T10:20:30.456Z');
     }
     const read = await keys.findActiveByHash(hashApiKey(publishable.key));
-    expect(read).toMatchObject({ kind: 'publishable', domains: ['example.com', '*.example.org'], budgetClientPerHour: 5, budgetKeyPerDay: null, signedPrompts: true, revokedAt: null });
+    expect(read).toMatchObject({
+      kind: 'publishable',
+      domains: ['example.com', '*.example.org'],
+      budgetClientPerHour: 5,
+      budgetKeyPerDay: null,
+      signedPrompts: true,
+      revokedAt: null,
+    });
     expect(read?.lastUsedAt?.toISOString()).toBe('2026-11-20T01:02:03.004Z');
     expect(read?.budgetHitAt?.toISOString()).toBe('2026-11-21T05:06:07.089Z');
   });

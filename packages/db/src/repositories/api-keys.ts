@@ -22,7 +22,22 @@ export interface KeyLimits {
   signedPrompts: boolean;
 }
 
-const keyView = { id: true, kind: true, name: true, hint: true, domains: true, createdAt: true, lastUsedAt: true, budgetClientPerHour: true, budgetClientPerDay: true, budgetKeyPerHour: true, budgetKeyPerDay: true, budgetHitAt: true, signedPrompts: true, signingSecret: true } as const;
+const keyView = {
+  id: true,
+  kind: true,
+  name: true,
+  hint: true,
+  domains: true,
+  createdAt: true,
+  lastUsedAt: true,
+  budgetClientPerHour: true,
+  budgetClientPerDay: true,
+  budgetKeyPerHour: true,
+  budgetKeyPerDay: true,
+  budgetHitAt: true,
+  signedPrompts: true,
+  signingSecret: true,
+} as const;
 
 /** A live key with its account, as authentication reads it: the account without its webhook secret. */
 export type ApiKeyWithAccount = Prisma.ApiKeyGetPayload<{ include: { account: { omit: { webhookSecret: true } } } }>;
@@ -112,12 +127,12 @@ export const createApiKeyRepository = (prisma: PrismaClient, sql: SqlClient) => 
     });
   },
 
-
   /** Sets a key's limits; null when no such live key (of that account, given one). */
   async updateLimits(id: string, patch: Partial<KeyLimits>, accountId?: string) {
     const where = { id, revokedAt: null, ...(accountId !== undefined && { accountId }) };
     // A publishable key made before signed mode existed gets its secret when the mode is turned on.
-    if (patch.signedPrompts) await prisma.apiKey.updateMany({ where: { ...where, kind: 'publishable', signingSecret: null }, data: { signingSecret: newSigningSecret() } });
+    if (patch.signedPrompts)
+      await prisma.apiKey.updateMany({ where: { ...where, kind: 'publishable', signingSecret: null }, data: { signingSecret: newSigningSecret() } });
     const result = await prisma.apiKey.updateMany({ where, data: patch });
     return result.count > 0 ? prisma.apiKey.findUnique({ where: { id }, select: keyView }) : null;
   },
@@ -136,9 +151,32 @@ export const createApiKeyRepository = (prisma: PrismaClient, sql: SqlClient) => 
       const key = generateApiKey(old.kind);
       const { budgetClientPerHour, budgetClientPerDay, budgetKeyPerHour, budgetKeyPerDay, signedPrompts, signingSecret } = old;
       const row = await tx.apiKey.create({
-        data: { accountId: old.accountId, kind: old.kind, name: old.name, domains: old.domains, hash: hashApiKey(key), hint: keyHint(key), budgetClientPerHour, budgetClientPerDay, budgetKeyPerHour, budgetKeyPerDay, signedPrompts, signingSecret },
+        data: {
+          accountId: old.accountId,
+          kind: old.kind,
+          name: old.name,
+          domains: old.domains,
+          hash: hashApiKey(key),
+          hint: keyHint(key),
+          budgetClientPerHour,
+          budgetClientPerDay,
+          budgetKeyPerHour,
+          budgetKeyPerDay,
+          signedPrompts,
+          signingSecret,
+        },
       });
-      return { id: row.id, key, kind: row.kind, name: row.name, domains: row.domains, hint: row.hint, createdAt: row.createdAt, replaced: old.id, accountId: old.accountId };
+      return {
+        id: row.id,
+        key,
+        kind: row.kind,
+        name: row.name,
+        domains: row.domains,
+        hint: row.hint,
+        createdAt: row.createdAt,
+        replaced: old.id,
+        accountId: old.accountId,
+      };
     });
   },
 

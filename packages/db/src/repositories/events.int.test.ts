@@ -12,9 +12,26 @@ describe.each(bothDatabases)('analytics event batches (%s)', (_name, open) => {
     const events = createEventRepository(db.prisma, db.sql);
     const account = await db.prisma.account.create({ data: { handle: 'events', email: 'events@example.com' } });
     const image = await db.prisma.image.create({
-      data: { accountId: account.id, prompt: 'p', normalizedPrompt: 'p', width: 256, height: 256, format: 'png', seed: 1n, storageKey: 'images/e.png', bytes: 1 },
+      data: {
+        accountId: account.id,
+        prompt: 'p',
+        normalizedPrompt: 'p',
+        width: 256,
+        height: 256,
+        format: 'png',
+        seed: 1n,
+        storageKey: 'images/e.png',
+        bytes: 1,
+      },
     });
-    const awkward = { quote: 'say "hi", then, leave', lines: 'one\ntwo\r\nthree', slash: 'C:\\path\\n', unicode: 'café ☕ 𝄞', empty: '', nested: { list: [1, null, 'x,y'] } };
+    const awkward = {
+      quote: 'say "hi", then, leave',
+      lines: 'one\ntwo\r\nthree',
+      slash: 'C:\\path\\n',
+      unicode: 'café ☕ 𝄞',
+      empty: '',
+      nested: { list: [1, null, 'x,y'] },
+    };
     const at = new Date('2026-11-24T12:34:56.789Z');
     const written = await events.insertMany([
       { accountId: account.id, eventType: 'cache_hit', imageId: image.id, metadata: awkward, createdAt: at },
@@ -27,7 +44,12 @@ describe.each(bothDatabases)('analytics event batches (%s)', (_name, open) => {
       [account.id],
     );
     expect(rows).toHaveLength(202);
-    expect(rows.find((r) => r.eventType === 'cache_hit')).toEqual({ eventType: 'cache_hit', imageId: image.id, metadata: awkward, createdAt: '2026-11-24T12:34:56.789' });
+    expect(rows.find((r) => r.eventType === 'cache_hit')).toEqual({
+      eventType: 'cache_hit',
+      imageId: image.id,
+      metadata: awkward,
+      createdAt: '2026-11-24T12:34:56.789',
+    });
     expect(rows.find((r) => r.eventType === 'view')).toEqual({ eventType: 'view', imageId: null, metadata: null, createdAt: '2026-11-24T12:34:56.789' });
     expect(rows.filter((r) => r.eventType === 'impression').map((r) => (r.metadata as { i: number }).i)).toEqual(Array.from({ length: 200 }, (_, i) => i));
   });
@@ -43,9 +65,16 @@ describe.each(bothDatabases)('analytics event batches (%s)', (_name, open) => {
     ]);
     const exported = [];
     for await (const e of events.export(account.id, new Date('2026-11-24T00:00:00Z'), new Date('2026-11-25T00:00:00Z'))) exported.push(e);
-    expect(exported.map((e) => [e.eventType, e.count]).sort()).toEqual([['cache_hit', 1], ['cache_hit', 40], ['click', 3]]);
+    expect(exported.map((e) => [e.eventType, e.count]).sort()).toEqual([
+      ['cache_hit', 1],
+      ['cache_hit', 40],
+      ['click', 3],
+    ]);
     expect(await events.dailyCounts(account.id, '2026-11-24', '2026-11-24')).toEqual(
-      expect.arrayContaining([{ day: '2026-11-24', eventType: 'cache_hit', count: 41 }, { day: '2026-11-24', eventType: 'click', count: 3 }]),
+      expect.arrayContaining([
+        { day: '2026-11-24', eventType: 'cache_hit', count: 41 },
+        { day: '2026-11-24', eventType: 'click', count: 3 },
+      ]),
     );
   });
 

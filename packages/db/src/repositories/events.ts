@@ -48,7 +48,15 @@ export const createEventRepository = (prisma: PrismaClient, sql: SqlClient) => (
     };
     if (sql.copyRows) {
       // createdAt is a timestamp without zone holding UTC: the ISO string's "Z" is ignored on input.
-      const records = events.map((e) => [randomUUID(), e.accountId, e.eventType, e.imageId ?? null, e.metadata ? JSON.stringify(e.metadata) : null, iso(e.createdAt ?? now), String(e.count ?? 1)]);
+      const records = events.map((e) => [
+        randomUUID(),
+        e.accountId,
+        e.eventType,
+        e.imageId ?? null,
+        e.metadata ? JSON.stringify(e.metadata) : null,
+        iso(e.createdAt ?? now),
+        String(e.count ?? 1),
+      ]);
       return sql.copyRows('AnalyticsEvent', ['id', 'accountId', 'eventType', 'imageId', 'metadata', 'createdAt', 'count'], records);
     }
     const rows = events.map((e) => ({
@@ -74,16 +82,17 @@ export type EventRepository = ReturnType<typeof createEventRepository>;
 export async function* eventsForExport(prisma: PrismaClient, accountId: string, from: Date, to: Date, pageSize = 1000) {
   let cursor: { createdAt: Date; id: string } | null = null;
   for (;;) {
-    const page: Array<{ id: string; createdAt: Date; eventType: string; imageId: string | null; metadata: unknown; count: number }> = await prisma.analyticsEvent.findMany({
-      where: {
-        accountId,
-        createdAt: { gte: from, lt: to },
-        ...(cursor ? { OR: [{ createdAt: { gt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { gt: cursor.id } }] } : {}),
-      },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      take: pageSize,
-      select: { id: true, createdAt: true, eventType: true, imageId: true, metadata: true, count: true },
-    });
+    const page: Array<{ id: string; createdAt: Date; eventType: string; imageId: string | null; metadata: unknown; count: number }> =
+      await prisma.analyticsEvent.findMany({
+        where: {
+          accountId,
+          createdAt: { gte: from, lt: to },
+          ...(cursor ? { OR: [{ createdAt: { gt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { gt: cursor.id } }] } : {}),
+        },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: pageSize,
+        select: { id: true, createdAt: true, eventType: true, imageId: true, metadata: true, count: true },
+      });
     yield* page;
     if (page.length < pageSize) return;
     cursor = page[page.length - 1];

@@ -34,7 +34,18 @@ export interface FailedJobRow {
   retriedAt: Date | null;
 }
 
-const select = { jobId: true, accountId: true, model: true, reason: true, request: true, createdAt: true, failedAt: true, retriedAs: true, retriedAt: true, account: { select: { handle: true } } } as const;
+const select = {
+  jobId: true,
+  accountId: true,
+  model: true,
+  reason: true,
+  request: true,
+  createdAt: true,
+  failedAt: true,
+  retriedAs: true,
+  retriedAt: true,
+  account: { select: { handle: true } },
+} as const;
 type Selected = Prisma.FailedJobGetPayload<{ select: typeof select }>;
 const rowOf = ({ account, request, ...row }: Selected): FailedJobRow => ({ ...row, handle: account.handle, request: request as unknown as GenerationRequest });
 

@@ -22,7 +22,18 @@ describe.each(bothDatabases)('render cache lookup with the quota reservation (%s
     const key = cacheKeyOf(account.id, { prompt: 'a  lighthouse in fog', style: 'watercolor' });
     expect(await images.findCachedOrReserve(key, { periodStart, limit: 10 })).toEqual({ images: [], reservedUsed: 1 });
     await db.prisma.image.create({
-      data: { accountId: account.id, prompt: 'a lighthouse in fog', normalizedPrompt: key.normalizedPrompt, style: 'watercolor', width: 256, height: 256, format: 'png', seed: 7n, storageKey: 'images/l.png', bytes: 1 },
+      data: {
+        accountId: account.id,
+        prompt: 'a lighthouse in fog',
+        normalizedPrompt: key.normalizedPrompt,
+        style: 'watercolor',
+        width: 256,
+        height: 256,
+        format: 'png',
+        seed: 7n,
+        storageKey: 'images/l.png',
+        bytes: 1,
+      },
     });
     const found = await images.findCachedOrReserve(key, { periodStart, limit: 10 });
     expect(found.reservedUsed).toBeNull();
@@ -38,7 +49,17 @@ describe.each(bothDatabases)('render cache lookup with the quota reservation (%s
     const account = await newAccount('derived');
     const key = cacheKeyOf(account.id, { prompt: 'one original, many sizes' });
     const original = await db.prisma.image.create({
-      data: { accountId: account.id, prompt: key.normalizedPrompt, normalizedPrompt: key.normalizedPrompt, width: 256, height: 256, format: 'png', seed: 1n, storageKey: 'images/o.png', bytes: 1 },
+      data: {
+        accountId: account.id,
+        prompt: key.normalizedPrompt,
+        normalizedPrompt: key.normalizedPrompt,
+        width: 256,
+        height: 256,
+        format: 'png',
+        seed: 1n,
+        storageKey: 'images/o.png',
+        bytes: 1,
+      },
     });
     const taken = await Promise.all(Array.from({ length: 30 }, () => images.takeDerivedPlace(original.id, 24)));
     expect(taken.filter(Boolean)).toHaveLength(24);
@@ -48,13 +69,34 @@ describe.each(bothDatabases)('render cache lookup with the quota reservation (%s
     expect(await images.takeDerivedPlace(original.id, 24)).toBe(false);
 
     const fresh = await db.prisma.image.create({
-      data: { accountId: account.id, prompt: 'another', normalizedPrompt: 'another', width: 256, height: 256, format: 'png', seed: 2n, storageKey: 'images/a.png', bytes: 1 },
+      data: {
+        accountId: account.id,
+        prompt: 'another',
+        normalizedPrompt: 'another',
+        width: 256,
+        height: 256,
+        format: 'png',
+        seed: 2n,
+        storageKey: 'images/a.png',
+        bytes: 1,
+      },
     });
     await images.giveBackDerivedPlace(fresh.id);
     expect((await db.prisma.image.findUniqueOrThrow({ where: { id: fresh.id } })).derivedSizes).toBe(0);
     // A variant is no original: nothing derives from it.
     const variant = await db.prisma.image.create({
-      data: { accountId: account.id, prompt: 'v', normalizedPrompt: 'v', width: 300, height: 256, format: 'png', seed: 1n, storageKey: 'images/v.png', bytes: 1, sourceImageId: original.id },
+      data: {
+        accountId: account.id,
+        prompt: 'v',
+        normalizedPrompt: 'v',
+        width: 300,
+        height: 256,
+        format: 'png',
+        seed: 1n,
+        storageKey: 'images/v.png',
+        bytes: 1,
+        sourceImageId: original.id,
+      },
     });
     expect(await images.takeDerivedPlace(variant.id, 24)).toBe(false);
   });
@@ -89,7 +131,21 @@ describe.each(bothDatabases)('render cache lookup with the quota reservation (%s
   describe('many lookups in one statement (group commit)', () => {
     const imageUnder = (accountId: string, key: ReturnType<typeof cacheKeyOf>, storageKey: string) =>
       db.prisma.image.create({
-        data: { accountId, prompt: key.normalizedPrompt, normalizedPrompt: key.normalizedPrompt, style: key.style, characterId: key.characterId, ageBucket: key.ageBucket, negativePrompt: key.negativePrompt, width: 64, height: 64, format: 'png', seed: 3n, storageKey, bytes: 1 },
+        data: {
+          accountId,
+          prompt: key.normalizedPrompt,
+          normalizedPrompt: key.normalizedPrompt,
+          style: key.style,
+          characterId: key.characterId,
+          ageBucket: key.ageBucket,
+          negativePrompt: key.negativePrompt,
+          width: 64,
+          height: 64,
+          format: 'png',
+          seed: 3n,
+          storageKey,
+          bytes: 1,
+        },
       });
 
     it('answers each lookup as the single statement would: its own images, and consecutive units for the keys without', async () => {
@@ -139,10 +195,21 @@ describe.each(bothDatabases)('render cache lookup with the quota reservation (%s
       const limit = 13;
       const batch = (b: number, size: number) =>
         images
-          .findCachedOrReserveMany(Array.from({ length: size }, (_, i) => ({ key: cacheKeyOf(account.id, { prompt: `race ${b}-${i}` }), quota: { periodStart, limit } })))
+          .findCachedOrReserveMany(
+            Array.from({ length: size }, (_, i) => ({ key: cacheKeyOf(account.id, { prompt: `race ${b}-${i}` }), quota: { periodStart, limit } })),
+          )
           .then((found) => found.map((f) => f.reservedUsed));
       const results = (
-        await Promise.all([batch(1, 4), quota.reserve(account.id, periodStart, limit).then((u) => [u]), batch(2, 3), batch(3, 5), batch(4, 1), quota.reserve(account.id, periodStart, limit).then((u) => [u]), batch(5, 2), batch(6, 6)])
+        await Promise.all([
+          batch(1, 4),
+          quota.reserve(account.id, periodStart, limit).then((u) => [u]),
+          batch(2, 3),
+          batch(3, 5),
+          batch(4, 1),
+          quota.reserve(account.id, periodStart, limit).then((u) => [u]),
+          batch(5, 2),
+          batch(6, 6),
+        ])
       ).flat();
       const granted = results.filter((used): used is number => used !== null);
       expect(await usedOf(account.id)).toBe(granted.length);
@@ -154,7 +221,11 @@ describe.each(bothDatabases)('render cache lookup with the quota reservation (%s
     it('through group commit, a lookup the database refuses fails alone; the others of its batch get their units', async () => {
       const images = createImageRepository(db.prisma, db.sql);
       const account = await newAccount('many-isolated');
-      const lookup = createGroupCommit({ run: (lookups: Parameters<typeof images.findCachedOrReserveMany>[0]) => images.findCachedOrReserveMany([...lookups]), maxItems: 100, retryAlone: isStatementRefused });
+      const lookup = createGroupCommit({
+        run: (lookups: Parameters<typeof images.findCachedOrReserveMany>[0]) => images.findCachedOrReserveMany([...lookups]),
+        maxItems: 100,
+        retryAlone: isStatementRefused,
+      });
       const settled = await Promise.allSettled([
         lookup({ key: cacheKeyOf(account.id, { prompt: 'fine one' }), quota: { periodStart, limit: 10 } }),
         // Not a uuid: the database refuses the statement that carries it.

@@ -180,7 +180,10 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
    * original is gone).
    */
   takeDerivedPlace: async (id: string, cap: number): Promise<boolean> =>
-    (await sql.execute(`UPDATE "Image" SET "derivedSizes" = "derivedSizes" + 1 WHERE "id" = $1 AND "sourceImageId" IS NULL AND "derivedSizes" < $2`, [id, cap])) > 0,
+    (await sql.execute(`UPDATE "Image" SET "derivedSizes" = "derivedSizes" + 1 WHERE "id" = $1 AND "sourceImageId" IS NULL AND "derivedSizes" < $2`, [
+      id,
+      cap,
+    ])) > 0,
   /** Gives back a place `takeDerivedPlace` took, for a derivation that failed or was cancelled while queued. */
   async giveBackDerivedPlace(id: string): Promise<void> {
     await sql.execute(`UPDATE "Image" SET "derivedSizes" = "derivedSizes" - 1 WHERE "id" = $1 AND "derivedSizes" > 0`, [id]);
@@ -190,7 +193,15 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
 
   /** An account's own record of a shared-library image (instant mode); idempotent by id. */
   /** One statement: a second instant match of the same library image for the same account is a no-op. */
-  async saveLibraryCopy(copy: { id: string; accountId: string; pool: Pick<NewImage, 'normalizedPrompt' | 'style' | 'width' | 'height' | 'format' | 'seed' | 'storageKey'> & { id: string; ageBucket: string | null; tags: string[] } }): Promise<void> {
+  async saveLibraryCopy(copy: {
+    id: string;
+    accountId: string;
+    pool: Pick<NewImage, 'normalizedPrompt' | 'style' | 'width' | 'height' | 'format' | 'seed' | 'storageKey'> & {
+      id: string;
+      ageBucket: string | null;
+      tags: string[];
+    };
+  }): Promise<void> {
     const p = copy.pool;
     await sql.execute(
       `INSERT INTO "Image" ("id", "accountId", "prompt", "normalizedPrompt", "style", "strength", "ageBucket", "width", "height",
@@ -218,14 +229,19 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
     if (query.from) where.push(`i."createdAt" >= ($${params.push(query.from.toISOString())}::timestamptz AT TIME ZONE 'UTC')`);
     if (query.to) where.push(`i."createdAt" < ($${params.push(query.to.toISOString())}::timestamptz AT TIME ZONE 'UTC')`);
     if (query.cursor) {
-      where.push(`(i."createdAt", i."id") < (($${params.push(query.cursor.createdAt.toISOString())}::timestamptz AT TIME ZONE 'UTC'), $${params.push(query.cursor.id)}::uuid)`);
+      where.push(
+        `(i."createdAt", i."id") < (($${params.push(query.cursor.createdAt.toISOString())}::timestamptz AT TIME ZONE 'UTC'), $${params.push(query.cursor.id)}::uuid)`,
+      );
     }
     const page = await sql.query<{ id: string }>(
       `SELECT i."id" FROM "Image" i WHERE ${where.join(' AND ')} ORDER BY i."createdAt" DESC, i."id" DESC LIMIT $${params.push(query.limit + 1)}`,
       params,
     );
     const ids = page.slice(0, query.limit).map((r) => r.id);
-    const rows = ids.length === 0 ? [] : await prisma.image.findMany({ where: { id: { in: ids } }, include: { permalinks: { select: { permalink: { select: { name: true } } } } } });
+    const rows =
+      ids.length === 0
+        ? []
+        : await prisma.image.findMany({ where: { id: { in: ids } }, include: { permalinks: { select: { permalink: { select: { name: true } } } } } });
     const byId = new Map(rows.map((r) => [r.id, r]));
     return { images: ids.map((id) => byId.get(id)!).filter(Boolean), hasMore: page.length > query.limit };
   },
@@ -251,7 +267,9 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
   async findCachedMany(accountId: string, keys: CacheKey[]): Promise<CachedImageWithKey[]> {
     const prompts = [...new Set(keys.map((k) => k.normalizedPrompt))];
     const negatives = [...new Set(keys.flatMap((k) => (k.negativePrompt === null ? [] : [k.negativePrompt])))];
-    const rows = await sql.query<CachedImage & Pick<CachedImageWithKey, 'style' | 'characterId' | 'ageBucket' | 'model'> & { promptAt: number; negativeAt: number | null }>(
+    const rows = await sql.query<
+      CachedImage & Pick<CachedImageWithKey, 'style' | 'characterId' | 'ageBucket' | 'model'> & { promptAt: number; negativeAt: number | null }
+    >(
       `SELECT ${CACHED_COLUMNS}, "style", "characterId", "ageBucket", "model",
               array_position($2::text[], "normalizedPrompt") AS "promptAt", array_position($3::text[], "negativePrompt") AS "negativeAt"
        FROM "Image"
@@ -261,7 +279,11 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
        LIMIT $4`,
       [accountId, prompts, negatives, 50 * keys.length],
     );
-    return rows.map(({ promptAt, negativeAt, ...row }) => ({ ...row, normalizedPrompt: prompts[promptAt - 1], negativePrompt: negativeAt === null ? null : negatives[negativeAt - 1] }));
+    return rows.map(({ promptAt, negativeAt, ...row }) => ({
+      ...row,
+      normalizedPrompt: prompts[promptAt - 1],
+      negativePrompt: negativeAt === null ? null : negatives[negativeAt - 1],
+    }));
   },
 
   /**
@@ -290,8 +312,13 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
     if (lookups.length === 1) return [await findCachedOrReserveOne(sql, lookups[0].key, lookups[0].quota)];
     const answers: CachedOrReserved[] = new Array(lookups.length);
     for (const indexes of statementsFor(lookups.map((l) => ({ accountId: l.key.accountId, ...l.quota })))) {
-      const found = await findCachedOrReserveStatement(sql, indexes.map((i) => lookups[i]));
-      indexes.forEach((index, j) => (answers[index] = found[j]));
+      const found = await findCachedOrReserveStatement(
+        sql,
+        indexes.map((i) => lookups[i]),
+      );
+      indexes.forEach((index, j) => {
+        answers[index] = found[j];
+      });
     }
     return answers;
   },

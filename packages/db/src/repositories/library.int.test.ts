@@ -5,7 +5,23 @@ import { createLibraryIndexer } from '@promptpix/core';
 import { createEmbeddedEmbedder } from '@promptpix/models';
 import { COSINE_CANDIDATES, KEY_ROW_BUDGET, createLibraryRepository, nearestLibraryImageSql } from './library';
 
-const SUBJECTS = ['fox', 'lighthouse', 'castle', 'robot', 'dragon', 'garden', 'harbour', 'city', 'forest', 'desert', 'owl', 'train', 'violin', 'comet', 'bakery'];
+const SUBJECTS = [
+  'fox',
+  'lighthouse',
+  'castle',
+  'robot',
+  'dragon',
+  'garden',
+  'harbour',
+  'city',
+  'forest',
+  'desert',
+  'owl',
+  'train',
+  'violin',
+  'comet',
+  'bakery',
+];
 const SETTINGS = ['at dawn', 'in the rain', 'under stars', 'in winter', 'by the sea', 'on a hill', 'at noon', 'in fog'];
 
 /** 10,000 library images: one INSERT ... SELECT generate_series. */
@@ -21,7 +37,6 @@ async function fillLibrary(db: Database, count: number) {
     ) AS rows`;
   await db.prisma.$executeRawUnsafe('ANALYZE "Image"');
 }
-
 
 const embedder = createEmbeddedEmbedder();
 
@@ -58,7 +73,9 @@ describe.each(bothDatabases)('shared library nearest match over 10,000 images (%
   });
 
   it('is one query whose candidates come from the trigram index, not a scan of the table', async () => {
-    const rows = await db.prisma.$queryRaw<Array<{ 'QUERY PLAN': unknown }>>(Prisma.sql`EXPLAIN (FORMAT JSON) ${nearestLibraryImageSql(query('a dragon under stars'))}`);
+    const rows = await db.prisma.$queryRaw<Array<{ 'QUERY PLAN': unknown }>>(
+      Prisma.sql`EXPLAIN (FORMAT JSON) ${nearestLibraryImageSql(query('a dragon under stars'))}`,
+    );
     const plan = JSON.stringify(rows[0]['QUERY PLAN']);
     expect(plan).toContain('Image_normalizedPrompt_trgm_idx');
     expect(plan).toMatch(/"Node Type":"(Index Scan|Bitmap Index Scan)"/);
@@ -116,13 +133,26 @@ describe.each(bothDatabases)('shared library nearest match over 10,000 images (%
         SELECT k.key, count(*)::int AS n FROM "Image", unnest("meaningKeys") AS k(key)
         WHERE "sourceImageId" IS NULL AND "meaningSpace" = ${embedder.space} GROUP BY k.key`;
       expect(actual.length).toBeGreaterThan(10);
-      const counts = await library.keyCounts(embedder.space, actual.map((r) => r.key));
+      const counts = await library.keyCounts(
+        embedder.space,
+        actual.map((r) => r.key),
+      );
       expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(actual.map((r) => [r.key, r.n])));
       // Storing vectors again for rows that already have them (another indexer got there first) adds nothing.
       const some = await db.prisma.image.findMany({ where: { meaningSpace: embedder.space }, take: 50, select: { id: true, normalizedPrompt: true } });
       const vectors = await embedder.embed(some.map((r) => r.normalizedPrompt));
-      await library.saveMeanings(embedder.space, some.map((r, i) => ({ id: r.id, vector: vectors[i] })));
-      expect(Object.fromEntries(await library.keyCounts(embedder.space, actual.map((r) => r.key)))).toEqual(Object.fromEntries(actual.map((r) => [r.key, r.n])));
+      await library.saveMeanings(
+        embedder.space,
+        some.map((r, i) => ({ id: r.id, vector: vectors[i] })),
+      );
+      expect(
+        Object.fromEntries(
+          await library.keyCounts(
+            embedder.space,
+            actual.map((r) => r.key),
+          ),
+        ),
+      ).toEqual(Object.fromEntries(actual.map((r) => [r.key, r.n])));
     });
 
     it('by meaning: a paraphrase finds its subject, with the cosine and the trigram similarity', async () => {
@@ -140,7 +170,9 @@ describe.each(bothDatabases)('shared library nearest match over 10,000 images (%
 
   it('finds the exact prompt first, then the nearest, with a similarity score', async () => {
     const library = createLibraryRepository(db.prisma);
-    const [{ prompt }] = await db.prisma.$queryRaw<Array<{ prompt: string }>>`SELECT "normalizedPrompt" AS prompt FROM "Image" ORDER BY "seed" LIMIT 1 OFFSET 4321`;
+    const [{ prompt }] = await db.prisma.$queryRaw<
+      Array<{ prompt: string }>
+    >`SELECT "normalizedPrompt" AS prompt FROM "Image" ORDER BY "seed" LIMIT 1 OFFSET 4321`;
     const [hit] = await library.candidates(query(prompt));
     expect(hit?.normalizedPrompt).toBe(prompt);
     expect(hit?.trigram).toBe(1);
@@ -152,7 +184,9 @@ describe.each(bothDatabases)('shared library nearest match over 10,000 images (%
 
   it('filters by tags and style', async () => {
     const library = createLibraryRepository(db.prisma);
-    const [{ prompt }] = await db.prisma.$queryRaw<Array<{ prompt: string }>>`SELECT "normalizedPrompt" AS prompt FROM "Image" WHERE 'odd' = ANY("tags") LIMIT 1`;
+    const [{ prompt }] = await db.prisma.$queryRaw<
+      Array<{ prompt: string }>
+    >`SELECT "normalizedPrompt" AS prompt FROM "Image" WHERE 'odd' = ANY("tags") LIMIT 1`;
     const [even] = await library.candidates(query(prompt, { tags: ['even'] }));
     expect(even?.tags).toEqual(['even']);
     expect(even?.normalizedPrompt).not.toBe(prompt);

@@ -36,7 +36,10 @@ function libraryFilters(q: LibraryQuery): Prisma.Sql[] {
  * because a dense adapter's keys are band hashes, not terms with a weight.
  */
 function sharedKeysSql(v: MeaningVector): Prisma.Sql {
-  return Prisma.sql`(${Prisma.join(v.keys.map((key) => Prisma.sql`(${key}::int = ANY(c."meaningKeys"))::int`), ' + ')})`;
+  return Prisma.sql`(${Prisma.join(
+    v.keys.map((key) => Prisma.sql`(${key}::int = ANY(c."meaningKeys"))::int`),
+    ' + ',
+  )})`;
 }
 
 /** The cosine of a row's stored vector with the query's (both unit length), 0 when another space. */
@@ -141,9 +144,7 @@ export const createLibraryRepository = (prisma: PrismaClient) => ({
    */
   async saveMeanings(space: string, rows: Array<{ id: string; vector: MeaningVector }>): Promise<void> {
     if (rows.length === 0) return;
-    const values = rows.map(
-      (r) => Prisma.sql`(${r.id}::uuid, ${r.vector.keys}::int[], ${r.vector.terms}::int[], ${r.vector.weights}::real[])`,
-    );
+    const values = rows.map((r) => Prisma.sql`(${r.id}::uuid, ${r.vector.keys}::int[], ${r.vector.terms}::int[], ${r.vector.weights}::real[])`);
     await prisma.$executeRaw`
       WITH saved AS (
         UPDATE "Image" AS i SET "meaningSpace" = ${space}, "meaningKeys" = v.keys, "meaningTerms" = v.terms, "meaningWeights" = v.weights

@@ -13,7 +13,17 @@ describe.each(bothDatabases)('permalink repository (%s)', (_name, open) => {
     const images = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         db.prisma.image.create({
-          data: { accountId: account.id, prompt: `p${i}`, normalizedPrompt: `p${i}`, width: 256, height: 256, format: 'webp', seed: BigInt(i), storageKey: `images/${i}.webp`, bytes: 1 },
+          data: {
+            accountId: account.id,
+            prompt: `p${i}`,
+            normalizedPrompt: `p${i}`,
+            width: 256,
+            height: 256,
+            format: 'webp',
+            seed: BigInt(i),
+            storageKey: `images/${i}.webp`,
+            bytes: 1,
+          },
         }),
       ),
     );

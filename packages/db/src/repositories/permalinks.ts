@@ -78,12 +78,14 @@ export const createPermalinkRepository = (prisma: PrismaClient) => ({
   async findManyByName(accountId: string, names: string[]) {
     const rows = await prisma.permalink.findMany({
       where: { accountId, name: { in: names } },
-      select: { name: true, rotation: true, images: { select: { imageId: true, addedAt: true, image: { select: { storageKey: true, pinned: true, rejected: true } } } } },
+      select: {
+        name: true,
+        rotation: true,
+        images: { select: { imageId: true, addedAt: true, image: { select: { storageKey: true, pinned: true, rejected: true } } } },
+      },
     });
     return new Map(rows.map((r) => [r.name, { rotation: r.rotation, images: r.images.map((i) => ({ imageId: i.imageId, addedAt: i.addedAt, ...i.image })) }]));
   },
-
-
 });
 
 export type PermalinkRepository = ReturnType<typeof createPermalinkRepository>;

@@ -9,7 +9,10 @@ const DAY_MS = 86_400_000;
  * next delivery is claimed, so the log keeps a window instead of growing for ever.
  */
 export const createWebhookRepository = (prisma: PrismaClient, { logDays = 30, now = () => new Date() }: { logDays?: number; now?: () => Date } = {}) => {
-  const outOfWindow = (): Prisma.WebhookDeliveryWhereInput => ({ status: { in: ['delivered', 'failed', 'blocked'] }, createdAt: { lt: new Date(now().getTime() - logDays * DAY_MS) } });
+  const outOfWindow = (): Prisma.WebhookDeliveryWhereInput => ({
+    status: { in: ['delivered', 'failed', 'blocked'] },
+    createdAt: { lt: new Date(now().getTime() - logDays * DAY_MS) },
+  });
 
   async function secretFor(accountId: string): Promise<string> {
     // Made on first need; the condition keeps the first of two concurrent makers.
@@ -65,7 +68,12 @@ export const createWebhookRepository = (prisma: PrismaClient, { logDays = 30, no
     },
 
     async pendingIds(since, limit) {
-      const rows = await prisma.webhookDelivery.findMany({ where: { status: 'pending', createdAt: { gte: since } }, orderBy: { createdAt: 'asc' }, take: limit, select: { id: true } });
+      const rows = await prisma.webhookDelivery.findMany({
+        where: { status: 'pending', createdAt: { gte: since } },
+        orderBy: { createdAt: 'asc' },
+        take: limit,
+        select: { id: true },
+      });
       return rows.map((row) => row.id);
     },
 

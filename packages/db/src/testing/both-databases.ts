@@ -21,7 +21,13 @@ export const bothDatabases: Array<[name: 'postgres' | 'pglite', open: () => Prom
     async () => {
       const test = await createMigratedTestDatabase();
       const db = await openDatabase({ kind: 'postgres', url: test.url });
-      return { db, cleanup: async () => { await db.close(); await test.drop(); } };
+      return {
+        db,
+        cleanup: async () => {
+          await db.close();
+          await test.drop();
+        },
+      };
     },
   ],
   [
@@ -31,7 +37,13 @@ export const bothDatabases: Array<[name: 'postgres' | 'pglite', open: () => Prom
       const dataDir = join(dir, 'db');
       await copyMigratedPGlite(dataDir);
       const db = await openDatabase({ kind: 'pglite', dataDir });
-      return { db, cleanup: async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); } };
+      return {
+        db,
+        cleanup: async () => {
+          await db.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
     },
   ],
 ];

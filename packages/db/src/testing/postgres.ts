@@ -13,8 +13,7 @@ export const TEST_POSTGRES = {
 
 const suffix = () => randomBytes(5).toString('hex');
 
-export const postgresUrl = (database: string) =>
-  `postgresql://${TEST_POSTGRES.user}@${TEST_POSTGRES.host}:${TEST_POSTGRES.port}/${database}`;
+export const postgresUrl = (database: string) => `postgresql://${TEST_POSTGRES.user}@${TEST_POSTGRES.host}:${TEST_POSTGRES.port}/${database}`;
 
 export interface TestDatabase {
   name: string;
@@ -49,4 +48,3 @@ export async function createTestDatabase(options: { template?: string } = {}): P
     },
   };
 }
-

@@ -4,7 +4,7 @@
  * it and go out right after it. `send` must not throw; a rejection is swallowed all the same.
  */
 export function createBatcher<T>(send: (items: T[]) => Promise<unknown>, max: number, wait: number): (item: T) => void {
-  let queue: T[] = [];
+  const queue: T[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let busy = false;
 

@@ -81,9 +81,15 @@ export function start(base: string, key: string, doc: Document): void {
     for (let attempt = 0; ; attempt++) {
       let reply: Reply<T> = { status: 0, body: null };
       try {
-        const headers: Record<string, string> = { Authorization: 'Bearer ' + key };
+        const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
         if (body) headers['Content-Type'] = 'application/json';
-        const res = await fetch(base + path, { method: body ? 'POST' : 'GET', headers, body: body ? JSON.stringify(body) : undefined, keepalive: once, credentials: 'omit' });
+        const res = await fetch(base + path, {
+          method: body ? 'POST' : 'GET',
+          headers,
+          body: body ? JSON.stringify(body) : undefined,
+          keepalive: once,
+          credentials: 'omit',
+        });
         reply = { status: res.status, body: await res.json().catch(noop) };
       } catch {
         // network error: status 0
@@ -117,12 +123,17 @@ export function start(base: string, key: string, doc: Document): void {
 
   /** Preload once per entry, then swap every element in together; the fallback stays until then. */
   function ready(entry: Entry, url: unknown, imageId: unknown): void {
-    if (typeof url !== 'string') return fail(entry, 'no image');
+    if (typeof url !== 'string') {
+      fail(entry, 'no image');
+      return;
+    }
     const preload = new Image();
     preload.onload = safe(() => {
       entry.url = url;
       entry.imageId = String(imageId || '');
-      entry.imgs.forEach((img) => show(entry, img));
+      entry.imgs.forEach((img) => {
+        show(entry, img);
+      });
     });
     preload.onerror = safe(() => fail(entry, 'image did not load'));
     preload.src = url;
@@ -132,10 +143,10 @@ export function start(base: string, key: string, doc: Document): void {
     const started = Date.now();
     for (let attempt = 0; Date.now() - started < POLL_LIMIT_MS; attempt++) {
       await sleep(pollDelay(attempt));
-      const { status, body } = await call<JobView>('/api/v1/job/' + encodeURIComponent(jobId));
+      const { status, body } = await call<JobView>(`/api/v1/job/${encodeURIComponent(jobId)}`);
       if (status === 200 && body?.status === 'completed') return ready(entry, body.imageUrl, body.imageId);
       if (status === 200 && body?.status === 'failed') return fail(entry, body.error);
-      if (status >= 400 && status < 500) return fail(entry, body?.error || 'job ' + status);
+      if (status >= 400 && status < 500) return fail(entry, body?.error || `job ${status}`);
     }
     fail(entry, 'timed out');
   }
@@ -145,7 +156,7 @@ export function start(base: string, key: string, doc: Document): void {
   /** The constructor throws where the browser will not open the URL (a SecurityError): then polling it is. */
   function openStream(jobId: string): EventSource | null {
     try {
-      return new EventSource(base + '/api/v1/job/' + encodeURIComponent(jobId) + '/events?key=' + encodeURIComponent(key));
+      return new EventSource(`${base}/api/v1/job/${encodeURIComponent(jobId)}/events?key=${encodeURIComponent(key)}`);
     } catch {
       return null;
     }
@@ -155,7 +166,10 @@ export function start(base: string, key: string, doc: Document): void {
   function follow(entry: Entry, jobId: string): void {
     const pollJob = () => void poll(entry, jobId).catch((error) => fail(entry, error));
     const source = typeof EventSource === 'function' && streams < MAX_STREAMS ? openStream(jobId) : null;
-    if (!source) return pollJob();
+    if (!source) {
+      pollJob();
+      return;
+    }
     streams++;
     let following = true;
     const end = (then: () => void) => {
@@ -166,7 +180,10 @@ export function start(base: string, key: string, doc: Document): void {
       source.close();
       then();
     };
-    const timer = setTimeout(safe(() => end(() => fail(entry, 'timed out'))), POLL_LIMIT_MS);
+    const timer = setTimeout(
+      safe(() => end(() => fail(entry, 'timed out'))),
+      POLL_LIMIT_MS,
+    );
     source.addEventListener(
       'status',
       safe((event: MessageEvent) => {
@@ -192,7 +209,10 @@ export function start(base: string, key: string, doc: Document): void {
           else if (retriesBusy(result?.error, entry.busy ?? 0)) {
             // Other images of this key are still generating: this one waits its turn.
             entry.busy = (entry.busy ?? 0) + 1;
-            setTimeout(safe(() => resolve(entry)), BUSY_RETRY_MS);
+            setTimeout(
+              safe(() => resolve(entry)),
+              BUSY_RETRY_MS,
+            );
           } else fail(entry, result?.error || reply.body?.error || 'resolve failed');
         }),
       );
@@ -220,7 +240,7 @@ export function start(base: string, key: string, doc: Document): void {
     }
     let entry = entries.get(key);
     if (!entry) {
-      entry = { id: 'e' + ++labels, key, request, imgs: new Set() };
+      entry = { id: `e${++labels}`, key, request, imgs: new Set() };
       entries.set(key, entry);
       resolve(entry);
     }
@@ -237,7 +257,7 @@ export function start(base: string, key: string, doc: Document): void {
 
   // ---- analytics ---------------------------------------------------------------------------
 
-  let events: AnalyticsEventInput[] = [];
+  const events: AnalyticsEventInput[] = [];
   let eventsTimer: ReturnType<typeof setTimeout> | undefined;
   let pausedUntil = 0;
   const seen = new Set<string>();
@@ -293,8 +313,15 @@ export function start(base: string, key: string, doc: Document): void {
   style.textContent = CSS;
   (doc.head || doc.documentElement).appendChild(style);
 
-  doc.addEventListener('click', safe((event: Event) => track('click', event.target as Element)), true);
-  doc.addEventListener('visibilitychange', safe(() => doc.visibilityState === 'hidden' && flushEvents()));
+  doc.addEventListener(
+    'click',
+    safe((event: Event) => track('click', event.target as Element)),
+    true,
+  );
+  doc.addEventListener(
+    'visibilitychange',
+    safe(() => doc.visibilityState === 'hidden' && flushEvents()),
+  );
   addEventListener('pagehide', safe(flushEvents));
 
   new MutationObserver(
@@ -302,7 +329,10 @@ export function start(base: string, key: string, doc: Document): void {
       records.forEach(
         safe((record: MutationRecord) => {
           if (record.type === 'attributes') consider(record.target as HTMLImageElement);
-          else record.addedNodes.forEach((node) => node instanceof Element && scan(node));
+          else
+            record.addedNodes.forEach((node) => {
+              if (node instanceof Element) scan(node);
+            });
         }),
       ),
     ),

@@ -8,12 +8,22 @@ describe('readElement', () => {
     [{ 'data-service-prompt': '   ' }, null],
     [{ 'data-service-prompt': ' a fox ' }, { prompt: 'a fox' }],
     [
-      { 'data-service-prompt': 'a fox', 'data-service-style': 'watercolor', 'data-service-width': '512', 'data-service-height': '768', 'data-service-format': 'PNG', 'data-service-mode': 'instant' },
+      {
+        'data-service-prompt': 'a fox',
+        'data-service-style': 'watercolor',
+        'data-service-width': '512',
+        'data-service-height': '768',
+        'data-service-format': 'PNG',
+        'data-service-mode': 'instant',
+      },
       { prompt: 'a fox', style: 'watercolor', width: 512, height: 768, format: 'png', mode: 'instant' },
     ],
     [{ 'data-service-prompt': 'a fox', 'data-service-style': '', 'data-service-width': '' }, { prompt: 'a fox' }],
     [{ 'data-service-shortcut': 'hero' }, { shortcut: 'hero' }],
-    [{ 'data-service-prompt': 'a fox', 'data-service-sig': ' abc_-123 ' }, { prompt: 'a fox', sig: 'abc_-123' }],
+    [
+      { 'data-service-prompt': 'a fox', 'data-service-sig': ' abc_-123 ' },
+      { prompt: 'a fox', sig: 'abc_-123' },
+    ],
     [{ 'data-service-shortcut': 'hero', 'data-service-sig': 'abc' }, { shortcut: 'hero' }],
     [{ 'data-service-shortcut': 'hero', 'data-service-prompt': 'a fox', 'data-service-style': 'x' }, { shortcut: 'hero' }],
   ])('%j → %j', (attrs, expected) => expect(read(attrs)).toEqual(expected));
@@ -42,6 +52,15 @@ describe('readElement', () => {
   });
 
   it('watches every attribute it reads', () => {
-    expect(WATCHED).toEqual(['data-service-prompt', 'data-service-shortcut', 'data-service-style', 'data-service-width', 'data-service-height', 'data-service-format', 'data-service-mode', 'data-service-sig']);
+    expect(WATCHED).toEqual([
+      'data-service-prompt',
+      'data-service-shortcut',
+      'data-service-style',
+      'data-service-width',
+      'data-service-height',
+      'data-service-format',
+      'data-service-mode',
+      'data-service-sig',
+    ]);
   });
 });

@@ -7,20 +7,22 @@ import type { EmbedElementInput } from '@promptpix/contracts';
 export type ElementRequest = Pick<EmbedElementInput, 'prompt' | 'shortcut' | 'style' | 'width' | 'height' | 'format' | 'mode' | 'sig'>;
 
 /** The attributes the script watches; a change to any of them re-resolves the element. */
-export const WATCHED = ['prompt', 'shortcut', 'style', 'width', 'height', 'format', 'mode', 'sig'].map((name) => 'data-service-' + name);
+export const WATCHED = ['prompt', 'shortcut', 'style', 'width', 'height', 'format', 'mode', 'sig'].map((name) => `data-service-${name}`);
 
-const CHOICES = { format: ['png', 'jpeg', 'webp'], mode: ['generate', 'instant'] } as const satisfies { [K in 'format' | 'mode']: ReadonlyArray<NonNullable<ElementRequest[K]>> };
+const CHOICES = { format: ['png', 'jpeg', 'webp'], mode: ['generate', 'instant'] } as const satisfies {
+  [K in 'format' | 'mode']: ReadonlyArray<NonNullable<ElementRequest[K]>>;
+};
 
 /**
  * `null`: nothing to resolve (no prompt and no shortcut). `{ error }`: an attribute is out of
  * bounds; the element keeps its fallback. A shortcut wins over a prompt: it never generates.
  */
 export function readElement(attr: (name: string) => string | null): ElementRequest | { error: string } | null {
-  const read = (name: string) => (attr('data-service-' + name) || '').trim();
+  const read = (name: string) => (attr(`data-service-${name}`) || '').trim();
   // The service refuses NUL characters (PostgreSQL cannot store them); the HTML parser never
   // produces one, but setAttribute can.
   const nul = WATCHED.find((name) => (attr(name) || '').includes('\0'));
-  if (nul) return { error: nul + ': must not contain NUL characters' };
+  if (nul) return { error: `${nul}: must not contain NUL characters` };
   const shortcut = read('shortcut');
   const prompt = read('prompt');
   if (shortcut) return shortcut.length > 200 ? { error: 'data-service-shortcut: at most 200 characters' } : { shortcut };

@@ -15,12 +15,13 @@ import { meaningWords } from './prompt-words';
 export const CONCEPTS_VERSION = 2;
 
 const STOPWORDS = new Set(
-  ('a an the and or but of in on at by for with without to from into onto over under above below near beside between ' +
+  (
+    'a an the and or but of in on at by for with without to from into onto over under above below near beside between ' +
     'through across along around behind before after during while as is are was were be been being it its this that these those ' +
     'there here some any very much many more most few lots lot one two three their his her our your my me we you they he she him them ' +
     'up down out off about against than then so not no nor only own same just can will also has have had do does did ' +
-    'image picture photo photograph shot scene view render illustration drawing painting style showing shows depicting full high quality detailed')
-    .split(' '),
+    'image picture photo photograph shot scene view render illustration drawing painting style showing shows depicting full high quality detailed'
+  ).split(' '),
 );
 
 /** Senses kept per word and their weights: the first sense is by far the most frequent. */
@@ -37,9 +38,32 @@ const POS_ORDER: PartOfSpeech[] = ['n', 'v', 'a', 'r'];
 
 /** Regular inflections (WordNet's "morphy" detachment rules), tried when the word itself is not a lemma. */
 const DETACHMENTS: Record<PartOfSpeech, Array<[string, string]>> = {
-  n: [['s', ''], ['ses', 's'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['men', 'man'], ['ies', 'y']],
-  v: [['s', ''], ['ies', 'y'], ['es', 'e'], ['es', ''], ['ed', 'e'], ['ed', ''], ['ing', 'e'], ['ing', '']],
-  a: [['er', ''], ['est', ''], ['er', 'e'], ['est', 'e']],
+  n: [
+    ['s', ''],
+    ['ses', 's'],
+    ['xes', 'x'],
+    ['zes', 'z'],
+    ['ches', 'ch'],
+    ['shes', 'sh'],
+    ['men', 'man'],
+    ['ies', 'y'],
+  ],
+  v: [
+    ['s', ''],
+    ['ies', 'y'],
+    ['es', 'e'],
+    ['es', ''],
+    ['ed', 'e'],
+    ['ed', ''],
+    ['ing', 'e'],
+    ['ing', ''],
+  ],
+  a: [
+    ['er', ''],
+    ['est', ''],
+    ['er', 'e'],
+    ['est', 'e'],
+  ],
   r: [],
 };
 
@@ -160,7 +184,11 @@ export function createConceptEncoder(options: { dictDir?: string; cacheSize?: nu
 /** The head noun of a definition's first phrase: the word before "that", "of", "with", ... */
 function genusNoun(gloss: string): string | undefined {
   const phrase = gloss.split(/[;,"(]| that | which | who | of | with | in | for | from | on | used | having | to /)[0];
-  const words = phrase.toLowerCase().replace(/[^a-z ]+/g, ' ').trim().split(/\s+/);
+  const words = phrase
+    .toLowerCase()
+    .replace(/[^a-z ]+/g, ' ')
+    .trim()
+    .split(/\s+/);
   return words[words.length - 1];
 }
 
@@ -174,7 +202,9 @@ function glossWords(gloss: string): string[] {
     .filter((w) => w.length > 2 && !STOPWORDS.has(w) && !GLOSS_STOPWORDS.has(w))
     .slice(0, 6);
 }
-const GLOSS_STOPWORDS = new Set('which who whom whose used usually especially often something someone person thing kind type part having being made small large various etc'.split(' '));
+const GLOSS_STOPWORDS = new Set(
+  'which who whom whose used usually especially often something someone person thing kind type part having being made small large various etc'.split(' '),
+);
 
 /**
  * The vector at unit length. Its keys (what the library's index is searched by) are the concepts

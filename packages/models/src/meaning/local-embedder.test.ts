@@ -25,7 +25,12 @@ describe('local embedding model adapter (real tokenizer and onnxruntime)', () =>
     ]);
     expect(cosine(fox, wolf)).toBeGreaterThan(0.7);
     expect(cosine(beacon, lighthouse)).toBeGreaterThan(0.7);
-    for (const [a, b] of [[fox, beacon], [fox, fruit], [lighthouse, fruit], [wolf, lighthouse]]) {
+    for (const [a, b] of [
+      [fox, beacon],
+      [fox, fruit],
+      [lighthouse, fruit],
+      [wolf, lighthouse],
+    ]) {
       expect(cosine(a, b)).toBeLessThan(0.3);
     }
   });
@@ -112,7 +117,13 @@ describe('local embedding model adapter (real tokenizer and onnxruntime)', () =>
 describe('locateLocalModel', () => {
   it('finds the files and reads pooling, length and name', () => {
     const { dir } = writeTinyModel({ poolingMode: 'cls_token' });
-    expect(locateLocalModel(dir)).toMatchObject({ dir, onnx: join(dir, 'onnx', 'model.onnx'), pooling: 'cls', maxTokens: 512, name: 'promptpix/tiny-sentence-encoder' });
+    expect(locateLocalModel(dir)).toMatchObject({
+      dir,
+      onnx: join(dir, 'onnx', 'model.onnx'),
+      pooling: 'cls',
+      maxTokens: 512,
+      name: 'promptpix/tiny-sentence-encoder',
+    });
     expect(locateLocalModel(dir, 'mean').pooling).toBe('mean');
   });
 

@@ -72,7 +72,10 @@ async function load(config: LocalEmbedderConfig): Promise<Loaded> {
   const unusable = thread.inputs.filter((i) => !INPUTS.has(i.name) || (i.type !== 'int64' && i.type !== 'int32'));
   if (!names.includes('input_ids') || unusable.length) {
     await thread.close();
-    throw new LocalModelDirError(files.onnx, `inputs ${thread.inputs.map((i) => `${i.name} (${i.type})`).join(', ')}: expected input_ids and optionally attention_mask, token_type_ids, as int64 or int32`);
+    throw new LocalModelDirError(
+      files.onnx,
+      `inputs ${thread.inputs.map((i) => `${i.name} (${i.type})`).join(', ')}: expected input_ids and optionally attention_mask, token_type_ids, as int64 or int32`,
+    );
   }
   const output = [POOLED_OUTPUT, ...TOKEN_OUTPUTS].find((name) => thread.outputs.includes(name)) ?? thread.outputs[0];
   return { ...tokenizer, thread, output };
@@ -146,8 +149,14 @@ export function createLocalEmbedder(config: LocalEmbedderConfig): LocalEmbedder 
       const vectors: MeaningVector[] = new Array(texts.length);
       for (let i = 0; i < order.length; i += BATCH) {
         const slice = order.slice(i, i + BATCH);
-        const pooled = await encodeBatch(model, config, slice.map((index) => rows[index]));
-        slice.forEach((index, j) => (vectors[index] = denseToMeaning(pooled[j])));
+        const pooled = await encodeBatch(
+          model,
+          config,
+          slice.map((index) => rows[index]),
+        );
+        slice.forEach((index, j) => {
+          vectors[index] = denseToMeaning(pooled[j]);
+        });
       }
       return vectors;
     },

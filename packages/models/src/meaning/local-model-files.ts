@@ -51,13 +51,16 @@ function readJsonObject(path: string): Record<string, unknown> {
 
 /** sentence-transformers' pooling modes; only mean and CLS are supported here. */
 function poolingOf(path: string, config: Record<string, unknown>): Pooling {
-  const modes = Object.entries(config).filter(([key, on]) => key.startsWith('pooling_mode_') && on === true).map(([key]) => key.slice('pooling_mode_'.length));
+  const modes = Object.entries(config)
+    .filter(([key, on]) => key.startsWith('pooling_mode_') && on === true)
+    .map(([key]) => key.slice('pooling_mode_'.length));
   if (modes.length === 1 && modes[0] === 'mean_tokens') return 'mean';
   if (modes.length === 1 && modes[0] === 'cls_token') return 'cls';
   throw new LocalModelDirError(path, `pooling ${modes.join('+') || '(none)'} is not supported: mean_tokens or cls_token (or set EMBEDDINGS_POOLING)`);
 }
 
-const positiveInt = (value: unknown, limit: number) => (typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= limit ? value : undefined);
+const positiveInt = (value: unknown, limit: number) =>
+  typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= limit ? value : undefined;
 
 /** Checks `dir` and reads its small settings files; `poolingOverride` skips 1_Pooling/config.json. */
 export function locateLocalModel(dir: string, poolingOverride?: Pooling): LocalModelFiles {
@@ -65,7 +68,8 @@ export function locateLocalModel(dir: string, poolingOverride?: Pooling): LocalM
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new LocalModelDirError(root, 'not a directory');
   const tokenizer = join(root, 'tokenizer.json');
   const tokenizerJson = readJsonObject(tokenizer);
-  if (!tokenizerJson.model || typeof tokenizerJson.model !== 'object') throw new LocalModelDirError(tokenizer, 'has no "model" (not a Hugging Face tokenizer.json)');
+  if (!tokenizerJson.model || typeof tokenizerJson.model !== 'object')
+    throw new LocalModelDirError(tokenizer, 'has no "model" (not a Hugging Face tokenizer.json)');
   const tokenizerConfig = join(root, 'tokenizer_config.json');
   const tokenizerSettings = readJsonObject(tokenizerConfig);
   const onnx = [join(root, 'onnx', 'model.onnx'), join(root, 'model.onnx')].find(isFile);
@@ -76,7 +80,9 @@ export function locateLocalModel(dir: string, poolingOverride?: Pooling): LocalM
   const poolingFile = join(root, '1_Pooling', 'config.json');
   const pooling = poolingOverride ?? (isFile(poolingFile) ? poolingOf(poolingFile, readJsonObject(poolingFile)) : undefined);
   const sentenceConfig = join(root, 'sentence_bert_config.json');
-  const maxTokens = (isFile(sentenceConfig) ? positiveInt(readJsonObject(sentenceConfig).max_seq_length, 8192) : undefined) ?? positiveInt(tokenizerSettings.model_max_length, 8192);
+  const maxTokens =
+    (isFile(sentenceConfig) ? positiveInt(readJsonObject(sentenceConfig).max_seq_length, 8192) : undefined) ??
+    positiveInt(tokenizerSettings.model_max_length, 8192);
   const modelConfig = join(root, 'config.json');
   const named = isFile(modelConfig) ? readJsonObject(modelConfig)._name_or_path : undefined;
   const name = typeof named === 'string' && named.trim() ? named.trim() : basename(root);

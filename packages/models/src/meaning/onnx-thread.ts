@@ -37,10 +37,14 @@ type Reply = { id: number; ok: true; type: string; dims: number[]; data?: Float3
 /** Loads `modelPath` on a new thread; rejects with onnxruntime's message when it cannot. */
 export async function startOnnxThread(modelPath: string, threads: number): Promise<OnnxThread> {
   const worker = new Worker(THREAD_FILE, { workerData: { modelPath, threads } });
-  let loadingListeners: Array<[string, (...args: any[]) => void]> = [];
+  let loadingListeners: Array<[string, Parameters<Worker['once']>[1]]> = [];
   const ready = await new Promise<Ready>((resolve, reject) => {
     const onExit = (code: number) => reject(new Error(`the model thread stopped while loading (exit code ${code})`));
-    loadingListeners = [['message', resolve], ['error', reject], ['exit', onExit]];
+    loadingListeners = [
+      ['message', resolve],
+      ['error', reject],
+      ['exit', onExit],
+    ];
     for (const [event, listener] of loadingListeners) worker.once(event, listener);
   }).catch(async (error: unknown) => {
     await worker.terminate();

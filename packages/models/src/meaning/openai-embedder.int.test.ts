@@ -20,14 +20,27 @@ beforeEach(() => {
 });
 
 const embedder = (overrides: Partial<OpenAIEmbedderConfig> = {}) =>
-  createOpenAIEmbedder({ baseUrl: `${fake.url}/v1`, apiKey: API_KEY, model: 'text-embedding-3-small', calibration: { floor: 0.2, ceiling: 0.6 }, timeoutMs: 5000, retry: fastRetry, ...overrides });
+  createOpenAIEmbedder({
+    baseUrl: `${fake.url}/v1`,
+    apiKey: API_KEY,
+    model: 'text-embedding-3-small',
+    calibration: { floor: 0.2, ceiling: 0.6 },
+    timeoutMs: 5000,
+    retry: fastRetry,
+    ...overrides,
+  });
 
 describe('OpenAI-compatible embeddings adapter', () => {
   it('posts model, inputs and float encoding with the bearer key, and stores unit vectors in the order sent', async () => {
     const [a, b] = await embedder().embed(['a red fox in the snow', 'a lighthouse at dusk']);
     expect(fake.requests).toHaveLength(1);
     const [sent] = fake.requests;
-    expect([sent.method, sent.path, sent.headers.authorization, sent.headers['content-type']]).toEqual(['POST', '/v1/embeddings', `Bearer ${API_KEY}`, 'application/json']);
+    expect([sent.method, sent.path, sent.headers.authorization, sent.headers['content-type']]).toEqual([
+      'POST',
+      '/v1/embeddings',
+      `Bearer ${API_KEY}`,
+      'application/json',
+    ]);
     expect(sent.json).toEqual({ model: 'text-embedding-3-small', input: ['a red fox in the snow', 'a lighthouse at dusk'], encoding_format: 'float' });
     expect(a.terms).toHaveLength(96);
     expect(a.weights).toEqual(fakeEmbedding('a red fox in the snow', 96).map((v) => expect.closeTo(v, 6)));
@@ -72,7 +85,10 @@ describe('OpenAI-compatible embeddings adapter', () => {
 
   it('close vectors share a band key (the index finds them); unrelated ones mostly do not', async () => {
     const words = Array.from({ length: 200 }, (_, i) => `word${i}x`);
-    const near = Array.from({ length: 40 }, (_, i) => [`${words[i]} ${words[i + 40]} ${words[i + 80]} ${words[i + 120]}`, `${words[i]} ${words[i + 40]} ${words[i + 80]} ${words[i + 160]}`]);
+    const near = Array.from({ length: 40 }, (_, i) => [
+      `${words[i]} ${words[i + 40]} ${words[i + 80]} ${words[i + 120]}`,
+      `${words[i]} ${words[i + 40]} ${words[i + 80]} ${words[i + 160]}`,
+    ]);
     const far = Array.from({ length: 40 }, (_, i) => [`${words[i]} ${words[i + 40]}`, `${words[i + 80]} ${words[i + 120]}`]);
     const e = embedder();
     const sharesKey = async ([x, y]: string[]) => {
@@ -99,7 +115,15 @@ describe.each(bothDatabases)('instant mode through the upstream adapter (%s)', (
       const library = createLibraryRepository(db.prisma);
       const e = embedder();
       expect(await createLibraryIndexer({ library, embedder: e }).indexPending()).toBe(3);
-      const instant = createInstantService({ library, embedder: e, saveCopy: async () => undefined, storage: { publicUrl: (k) => k }, now: () => new Date(), libraryDelaySeconds: 0, minScore: 0.3 });
+      const instant = createInstantService({
+        library,
+        embedder: e,
+        saveCopy: async () => undefined,
+        storage: { publicUrl: (k) => k },
+        now: () => new Date(),
+        libraryDelaySeconds: 0,
+        minScore: 0.3,
+      });
       const lighthouse = await db.prisma.image.findFirstOrThrow({ where: { prompt: prompts[1] } });
       const near = await instant.match(account.id, { prompt: 'lighthouse, rocky sunset' });
       expect(near).toMatchObject({ match: 'nearest', poolImageId: lighthouse.id });

@@ -39,7 +39,8 @@ export function createOpenAIEmbedder(config: OpenAIEmbedderConfig): PromptEmbedd
       }),
     );
     const data = (body as { data?: unknown }).data;
-    if (!Array.isArray(data) || data.length !== texts.length) throw new PermanentModelError(`embeddings: expected ${texts.length} embeddings, got ${Array.isArray(data) ? data.length : 'none'}`);
+    if (!Array.isArray(data) || data.length !== texts.length)
+      throw new PermanentModelError(`embeddings: expected ${texts.length} embeddings, got ${Array.isArray(data) ? data.length : 'none'}`);
     const vectors: number[][] = new Array(texts.length);
     for (const item of data as Array<{ index?: unknown; embedding?: unknown }>) {
       const index = typeof item.index === 'number' ? item.index : -1;

@@ -19,7 +19,9 @@ export const COMMON_DIRECTION_COUNT = 4;
 export const HEAD_DIMENSIONS = 48;
 
 const STOPWORDS = new Set(
-  'a an the of in on at by with and or to for from into over under above below near across along through during its it is are be this that some someone something his her their my your our very'.split(' '),
+  'a an the of in on at by with and or to for from into over under above below near across along through during its it is are be this that some someone something his her their my your our very'.split(
+    ' ',
+  ),
 );
 
 const tokens = (text: string): string[] => text.toLowerCase().match(/[a-z]+/g) ?? [];
@@ -43,7 +45,9 @@ export function sifVector(text: string, vectors: WordVectors, a = SIF_A): Float6
 
 /** Words that end the head's noun phrase: prepositions and conjunctions. */
 const PHRASE_ENDS = new Set(
-  'in on at by with under above below near across along through during over into beneath among atop against toward towards from after before behind beside inside outside around past and while'.split(' '),
+  'in on at by with under above below near across along through during over into beneath among atop against toward towards from after before behind beside inside outside around past and while'.split(
+    ' ',
+  ),
 );
 
 /** Nouns in -ing that end a noun phrase rather than start a participle ("a team meeting"). */

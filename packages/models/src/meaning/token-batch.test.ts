@@ -31,8 +31,20 @@ describe('poolTokens', () => {
   const shape = { batch: 2, sequence: 2, dim: 2 };
 
   it.each([
-    { pooling: 'mean' as const, expected: [[2, 3], [10, 20]] },
-    { pooling: 'cls' as const, expected: [[1, 2], [10, 20]] },
+    {
+      pooling: 'mean' as const,
+      expected: [
+        [2, 3],
+        [10, 20],
+      ],
+    },
+    {
+      pooling: 'cls' as const,
+      expected: [
+        [1, 2],
+        [10, 20],
+      ],
+    },
   ])('$pooling pooling ignores the padded tokens', ({ pooling, expected }) => {
     expect(poolTokens(hidden, mask, shape, pooling).map((v) => Array.from(v))).toEqual(expected);
   });

@@ -36,7 +36,12 @@ export function padBatch(rows: readonly number[][], padId: number): TokenBatch {
 }
 
 /** One vector per row of `hidden` ([batch, sequence, dim], row-major). */
-export function poolTokens(hidden: ArrayLike<number>, mask: ArrayLike<bigint>, shape: { batch: number; sequence: number; dim: number }, pooling: Pooling): Float32Array[] {
+export function poolTokens(
+  hidden: ArrayLike<number>,
+  mask: ArrayLike<bigint>,
+  shape: { batch: number; sequence: number; dim: number },
+  pooling: Pooling,
+): Float32Array[] {
   const { batch, sequence, dim } = shape;
   const out: Float32Array[] = [];
   for (let b = 0; b < batch; b++) {

@@ -20,13 +20,18 @@ describe('the word-vector file and its reader', () => {
     expect(vectors.ranked).toBe(12);
   });
 
-  it.each(['the', 'cat', 'sun', 'car', 'kitten', 'windowsill', 'zebra', 'aardvark'])('finds "%s" by binary search, with its rank and its vector to within int8 steps', (word) => {
-    const [expected, rank] = TINY_VECTORS[word];
-    const found = vectors.lookup(word);
-    expect(found?.rank).toBe(rank);
-    const step = Math.max(...expected.map(Math.abs)) / 127;
-    expected.forEach((v, d) => expect(Math.abs(found!.vector[d] - v)).toBeLessThanOrEqual(step / 2 + 1e-6));
-  });
+  it.each(['the', 'cat', 'sun', 'car', 'kitten', 'windowsill', 'zebra', 'aardvark'])(
+    'finds "%s" by binary search, with its rank and its vector to within int8 steps',
+    (word) => {
+      const [expected, rank] = TINY_VECTORS[word];
+      const found = vectors.lookup(word);
+      expect(found?.rank).toBe(rank);
+      const step = Math.max(...expected.map(Math.abs)) / 127;
+      expected.forEach((v, d) => {
+        expect(Math.abs(found!.vector[d] - v)).toBeLessThanOrEqual(step / 2 + 1e-6);
+      });
+    },
+  );
 
   it.each([
     [',', 'punctuation'],

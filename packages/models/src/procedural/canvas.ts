@@ -36,15 +36,23 @@ export const createCanvas = (width: number, height: number): Canvas => {
 export type Stops = ReadonlyArray<readonly [number, string, number?]>;
 
 const stopMarkup = (stops: Stops) =>
-  stops.map(([offset, colour, opacity]) => `<stop offset="${n(offset * 100)}%" stop-color="${colour}"${opacity === undefined ? '' : ` stop-opacity="${opacity.toFixed(3)}"`}/>`).join('');
+  stops
+    .map(
+      ([offset, colour, opacity]) =>
+        `<stop offset="${n(offset * 100)}%" stop-color="${colour}"${opacity === undefined ? '' : ` stop-opacity="${opacity.toFixed(3)}"`}/>`,
+    )
+    .join('');
 
 /** A top-to-bottom gradient in user space between y1 and y2. */
 export const verticalGradient = (canvas: Canvas, y1: number, y2: number, stops: Stops): string =>
-  canvas.define((id) => `<linearGradient id="${id}" gradientUnits="userSpaceOnUse" x1="0" y1="${n(y1)}" x2="0" y2="${n(y2)}">${stopMarkup(stops)}</linearGradient>`);
+  canvas.define(
+    (id) => `<linearGradient id="${id}" gradientUnits="userSpaceOnUse" x1="0" y1="${n(y1)}" x2="0" y2="${n(y2)}">${stopMarkup(stops)}</linearGradient>`,
+  );
 
 export const linearGradient = (canvas: Canvas, from: Point, to: Point, stops: Stops): string =>
   canvas.define(
-    (id) => `<linearGradient id="${id}" gradientUnits="userSpaceOnUse" x1="${n(from[0])}" y1="${n(from[1])}" x2="${n(to[0])}" y2="${n(to[1])}">${stopMarkup(stops)}</linearGradient>`,
+    (id) =>
+      `<linearGradient id="${id}" gradientUnits="userSpaceOnUse" x1="${n(from[0])}" y1="${n(from[1])}" x2="${n(to[0])}" y2="${n(to[1])}">${stopMarkup(stops)}</linearGradient>`,
   );
 
 export const radialGradient = (canvas: Canvas, cx: number, cy: number, r: number, stops: Stops, focus?: Point): string =>
@@ -59,8 +67,7 @@ export const radialGradient = (canvas: Canvas, cx: number, cy: number, r: number
 export const circlePath = (cx: number, cy: number, r: number): string =>
   `M${n(cx - r)} ${n(cy)}a${n(r)} ${n(r)} 0 1 0 ${n(2 * r)} 0a${n(r)} ${n(r)} 0 1 0 ${n(-2 * r)} 0Z`;
 
-export const polygonPath = (points: readonly Point[]): string =>
-  `M${points.map(([x, y]) => `${n(x)} ${n(y)}`).join('L')}Z`;
+export const polygonPath = (points: readonly Point[]): string => `M${points.map(([x, y]) => `${n(x)} ${n(y)}`).join('L')}Z`;
 
 /** Straight segments through `points`, continuing the current path. */
 export const linePath = (points: readonly Point[]): string => points.map(([x, y]) => `L${n(x)} ${n(y)}`).join('');

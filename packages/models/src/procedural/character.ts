@@ -4,7 +4,7 @@ import { hash32 } from './prng';
 
 type Rgb = [number, number, number];
 
-const hex = ([r, g, b]: Rgb) => '#' + [r, g, b].map((v) => Math.round(v).toString(16).padStart(2, '0')).join('');
+const hex = ([r, g, b]: Rgb) => `#${[r, g, b].map((v) => Math.round(v).toString(16).padStart(2, '0')).join('')}`;
 const saturation = ([r, g, b]: Rgb) => Math.max(r, g, b) - Math.min(r, g, b);
 const distance = (a: Rgb, b: Rgb) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) + Math.abs(a[2] - b[2]);
 

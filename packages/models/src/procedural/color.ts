@@ -49,5 +49,9 @@ export const mix = (a: Hsl, b: Hsl, t: number): Hsl => {
 
 export const toHex = (c: Hsl): string =>
   `#${toRgb(c)
-    .map((v) => Math.round(v * 255).toString(16).padStart(2, '0'))
+    .map((v) =>
+      Math.round(v * 255)
+        .toString(16)
+        .padStart(2, '0'),
+    )
     .join('')}`;

@@ -3,21 +3,7 @@ import { hsl, type Hsl } from './color';
 export type TimeOfDay = 'day' | 'dusk' | 'night';
 /** What fills the lower part of the picture. */
 export type Terrain = 'hills' | 'mountains' | 'waves' | 'dunes' | 'city';
-export type Motif =
-  | 'sun'
-  | 'moon'
-  | 'stars'
-  | 'clouds'
-  | 'birds'
-  | 'planets'
-  | 'trees'
-  | 'flowers'
-  | 'snow'
-  | 'rain'
-  | 'embers'
-  | 'cat'
-  | 'dog'
-  | 'robot';
+export type Motif = 'sun' | 'moon' | 'stars' | 'clouds' | 'birds' | 'planets' | 'trees' | 'flowers' | 'snow' | 'rain' | 'embers' | 'cat' | 'dog' | 'robot';
 
 /** What a recognised word does to a picture. Every field is optional: a theme only nudges. */
 export interface Theme {
@@ -38,18 +24,66 @@ export interface Theme {
  * ("snowy night" gets the night sky). Terrain and ground follow the prompt's word order instead.
  */
 export const themes: readonly Theme[] = [
-  { words: ['sunset', 'sunrise', 'dusk', 'dawn', 'evening', 'twilight'], time: 'dusk', sky: [hsl(262, 45, 30), hsl(24, 95, 64)], accent: hsl(35, 100, 60), motifs: ['sun'] },
-  { words: ['night', 'midnight', 'moon', 'moonlight', 'star', 'starry', 'dark'], time: 'night', sky: [hsl(232, 60, 7), hsl(222, 50, 27)], motifs: ['moon', 'stars'] },
-  { words: ['space', 'galaxy', 'cosmos', 'cosmic', 'planet', 'astronaut', 'universe', 'nebula'], time: 'night', sky: [hsl(255, 60, 6), hsl(285, 45, 20)], terrain: 'none', motifs: ['stars', 'planets'] },
-  { words: ['fire', 'flame', 'lava', 'volcano', 'inferno', 'burning', 'dragon'], time: 'dusk', sky: [hsl(0, 65, 13), hsl(18, 90, 46)], ground: hsl(10, 35, 14), accent: hsl(32, 100, 55), terrain: 'mountains', motifs: ['embers'] },
+  {
+    words: ['sunset', 'sunrise', 'dusk', 'dawn', 'evening', 'twilight'],
+    time: 'dusk',
+    sky: [hsl(262, 45, 30), hsl(24, 95, 64)],
+    accent: hsl(35, 100, 60),
+    motifs: ['sun'],
+  },
+  {
+    words: ['night', 'midnight', 'moon', 'moonlight', 'star', 'starry', 'dark'],
+    time: 'night',
+    sky: [hsl(232, 60, 7), hsl(222, 50, 27)],
+    motifs: ['moon', 'stars'],
+  },
+  {
+    words: ['space', 'galaxy', 'cosmos', 'cosmic', 'planet', 'astronaut', 'universe', 'nebula'],
+    time: 'night',
+    sky: [hsl(255, 60, 6), hsl(285, 45, 20)],
+    terrain: 'none',
+    motifs: ['stars', 'planets'],
+  },
+  {
+    words: ['fire', 'flame', 'lava', 'volcano', 'inferno', 'burning', 'dragon'],
+    time: 'dusk',
+    sky: [hsl(0, 65, 13), hsl(18, 90, 46)],
+    ground: hsl(10, 35, 14),
+    accent: hsl(32, 100, 55),
+    terrain: 'mountains',
+    motifs: ['embers'],
+  },
   { words: ['rain', 'rainy', 'storm', 'stormy', 'thunder'], sky: [hsl(215, 18, 30), hsl(210, 14, 58)], motifs: ['rain', 'clouds'] },
-  { words: ['snow', 'snowy', 'winter', 'ice', 'icy', 'frozen', 'arctic'], sky: [hsl(210, 50, 58), hsl(200, 35, 88)], ground: hsl(214, 24, 56), terrain: 'mountains', motifs: ['snow'] },
-  { words: ['desert', 'sand', 'dune', 'sahara', 'cactus'], time: 'day', sky: [hsl(205, 65, 60), hsl(40, 60, 86)], ground: hsl(35, 62, 62), terrain: 'dunes', motifs: ['sun'] },
-  { words: ['ocean', 'sea', 'beach', 'wave', 'water', 'lake', 'coast', 'island', 'surf'], sky: [hsl(200, 75, 55), hsl(190, 55, 86)], ground: hsl(205, 70, 38), terrain: 'waves' },
+  {
+    words: ['snow', 'snowy', 'winter', 'ice', 'icy', 'frozen', 'arctic'],
+    sky: [hsl(210, 50, 58), hsl(200, 35, 88)],
+    ground: hsl(214, 24, 56),
+    terrain: 'mountains',
+    motifs: ['snow'],
+  },
+  {
+    words: ['desert', 'sand', 'dune', 'sahara', 'cactus'],
+    time: 'day',
+    sky: [hsl(205, 65, 60), hsl(40, 60, 86)],
+    ground: hsl(35, 62, 62),
+    terrain: 'dunes',
+    motifs: ['sun'],
+  },
+  {
+    words: ['ocean', 'sea', 'beach', 'wave', 'water', 'lake', 'coast', 'island', 'surf'],
+    sky: [hsl(200, 75, 55), hsl(190, 55, 86)],
+    ground: hsl(205, 70, 38),
+    terrain: 'waves',
+  },
   { words: ['forest', 'wood', 'woods', 'tree', 'jungle', 'pine', 'woodland'], ground: hsl(130, 40, 28), terrain: 'hills', motifs: ['trees'] },
   { words: ['mountain', 'peak', 'alps', 'cliff', 'valley'], ground: hsl(220, 15, 42), terrain: 'mountains' },
   { words: ['flower', 'garden', 'spring', 'meadow', 'field', 'bloom'], ground: hsl(100, 50, 40), terrain: 'hills', motifs: ['flowers'] },
-  { words: ['city', 'town', 'street', 'skyline', 'cyberpunk', 'building', 'downtown', 'neon'], ground: hsl(240, 15, 22), accent: hsl(48, 100, 66), terrain: 'city' },
+  {
+    words: ['city', 'town', 'street', 'skyline', 'cyberpunk', 'building', 'downtown', 'neon'],
+    ground: hsl(240, 15, 22),
+    accent: hsl(48, 100, 66),
+    terrain: 'city',
+  },
   { words: ['sky', 'cloud', 'cloudy', 'bird', 'flying'], motifs: ['clouds', 'birds'] },
   { words: ['cat', 'kitten', 'kitty'], motifs: ['cat'] },
   { words: ['dog', 'puppy', 'hound'], motifs: ['dog'] },
@@ -58,9 +92,30 @@ export const themes: readonly Theme[] = [
 
 /** Colour words pull the palette towards their hue. */
 export const colourHues: Readonly<Record<string, number>> = {
-  red: 0, crimson: 350, scarlet: 5, orange: 28, amber: 40, gold: 45, golden: 45, yellow: 54,
-  lime: 90, green: 125, emerald: 145, teal: 175, turquoise: 172, cyan: 186, blue: 215, azure: 205,
-  navy: 228, indigo: 250, purple: 275, violet: 282, lavender: 265, magenta: 310, pink: 330, rose: 342,
+  red: 0,
+  crimson: 350,
+  scarlet: 5,
+  orange: 28,
+  amber: 40,
+  gold: 45,
+  golden: 45,
+  yellow: 54,
+  lime: 90,
+  green: 125,
+  emerald: 145,
+  teal: 175,
+  turquoise: 172,
+  cyan: 186,
+  blue: 215,
+  azure: 205,
+  navy: 228,
+  indigo: 250,
+  purple: 275,
+  violet: 282,
+  lavender: 265,
+  magenta: 310,
+  pink: 330,
+  rose: 342,
 };
 
 const stopWords = new Set(
@@ -70,12 +125,10 @@ const stopWords = new Set(
 const themeByWord = new Map<string, Theme>(themes.flatMap((t) => t.words.map((w) => [w, t] as const)));
 
 /** Lower-cased words of a prompt, letters and digits of any script, stop words left out. */
-export const wordsOf = (prompt: string): string[] =>
-  (prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !stopWords.has(w));
+export const wordsOf = (prompt: string): string[] => (prompt.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !stopWords.has(w));
 
 const singular = (word: string) => (word.length > 3 && word.endsWith('s') ? word.slice(0, -1) : word);
 
 export const themeOf = (word: string): Theme | undefined => themeByWord.get(word) ?? themeByWord.get(singular(word));
 
-export const colourHueOf = (word: string): number | undefined =>
-  Object.hasOwn(colourHues, word) ? colourHues[word] : undefined;
+export const colourHueOf = (word: string): number | undefined => (Object.hasOwn(colourHues, word) ? colourHues[word] : undefined);

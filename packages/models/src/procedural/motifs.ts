@@ -31,14 +31,27 @@ export const paintStars = (canvas: Canvas, rng: Rng, horizonY: number): void => 
   const buckets = [[], [], []] as string[][];
   const count = rng.int(70, 150);
   for (let i = 0; i < count; i++) {
-    const y = horizonY * Math.pow(rng.next(), 1.4);
+    const y = horizonY * rng.next() ** 1.4;
     buckets[rng.int(0, 2)].push(circlePath(rng.range(0, canvas.width), y, u * rng.range(0.8, 2.4)));
   }
-  buckets.forEach((d, i) => canvas.add(`<path d="${d.join('')}" fill="#fffbea" fill-opacity="${(0.35 + i * 0.3).toFixed(2)}"/>`));
+  buckets.forEach((d, i) => {
+    canvas.add(`<path d="${d.join('')}" fill="#fffbea" fill-opacity="${(0.35 + i * 0.3).toFixed(2)}"/>`);
+  });
   const sparkles: string[] = [];
   for (let i = rng.int(3, 7); i > 0; i--) {
     const [x, y, s] = [rng.range(0, canvas.width), rng.range(0, horizonY * 0.7), u * rng.range(6, 12)];
-    sparkles.push(polygonPath([[x, y - s], [x + s * 0.18, y - s * 0.18], [x + s, y], [x + s * 0.18, y + s * 0.18], [x, y + s], [x - s * 0.18, y + s * 0.18], [x - s, y], [x - s * 0.18, y - s * 0.18]]));
+    sparkles.push(
+      polygonPath([
+        [x, y - s],
+        [x + s * 0.18, y - s * 0.18],
+        [x + s, y],
+        [x + s * 0.18, y + s * 0.18],
+        [x, y + s],
+        [x - s * 0.18, y + s * 0.18],
+        [x - s, y],
+        [x - s * 0.18, y - s * 0.18],
+      ]),
+    );
   }
   canvas.add(`<path d="${sparkles.join('')}" fill="#ffffff" fill-opacity="0.9"/>`);
 };
@@ -136,7 +149,9 @@ export const paintBirds = (canvas: Canvas, rng: Rng, palette: Palette, horizonY:
   const d: string[] = [];
   for (let i = rng.int(3, 9); i > 0; i--) {
     const [x, y, w] = [cx + rng.range(-150, 150) * u, cy + rng.range(-60, 60) * u, u * rng.range(8, 18)];
-    d.push(`M${n(x - w)} ${n(y - w * 0.3)}Q${n(x - w * 0.5)} ${n(y - w * 0.7)} ${n(x)} ${n(y)}Q${n(x + w * 0.5)} ${n(y - w * 0.7)} ${n(x + w)} ${n(y - w * 0.3)}`);
+    d.push(
+      `M${n(x - w)} ${n(y - w * 0.3)}Q${n(x - w * 0.5)} ${n(y - w * 0.7)} ${n(x)} ${n(y)}Q${n(x + w * 0.5)} ${n(y - w * 0.7)} ${n(x + w)} ${n(y - w * 0.3)}`,
+    );
   }
   canvas.add(`<path d="${d.join('')}" fill="none" stroke="${toHex(hsl(palette.skyTop.h, 30, 15))}" stroke-width="${n(u * 2.5)}" stroke-linecap="round"/>`);
 };
@@ -155,7 +170,9 @@ export const paintWordShape = (canvas: Canvas, rng: Rng, shape: WordShape, time:
           `<radialGradient id="${id}" cx="0.5" cy="0.5" r="0.5" fx="0.35" fy="0.35"><stop offset="0" stop-color="${toHex(shift(c, { l: 25 }))}"/><stop offset="1" stop-color="${toHex(shift(c, { l: -10 }))}"/></radialGradient>`,
       );
       for (let i = rng.int(3, 6); i > 0; i--) {
-        canvas.add(`<circle cx="${n(cx + rng.range(-250, 250) * u)}" cy="${n(cy + rng.range(-120, 120) * u)}" r="${n(u * rng.range(15, 80))}" fill="${fill}" fill-opacity="0.8"/>`);
+        canvas.add(
+          `<circle cx="${n(cx + rng.range(-250, 250) * u)}" cy="${n(cy + rng.range(-120, 120) * u)}" r="${n(u * rng.range(15, 80))}" fill="${fill}" fill-opacity="0.8"/>`,
+        );
       }
       return;
     }
@@ -168,10 +185,15 @@ export const paintWordShape = (canvas: Canvas, rng: Rng, shape: WordShape, time:
         const d = r * rng.range(0.6, 1);
         return [cx + Math.cos(a) * d, cy + Math.sin(a) * d];
       });
-      const fill = linearGradient(canvas, [cx - r, cy - r], [cx + r, cy + r], [
-        [0, toHex(shift(c, { l: 15 }))],
-        [1, toHex(shift(c, { h: 40, l: -10 }))],
-      ]);
+      const fill = linearGradient(
+        canvas,
+        [cx - r, cy - r],
+        [cx + r, cy + r],
+        [
+          [0, toHex(shift(c, { l: 15 }))],
+          [1, toHex(shift(c, { h: 40, l: -10 }))],
+        ],
+      );
       canvas.add(`<path d="${polygonPath(points)}" fill="${fill}" fill-opacity="0.65"/>`);
       return;
     }
@@ -190,8 +212,13 @@ export const paintWordShape = (canvas: Canvas, rng: Rng, shape: WordShape, time:
     }
     case 'ring': {
       const r = u * rng.range(60, 200);
-      canvas.add(`<circle cx="${n(cx)}" cy="${n(cy)}" r="${n(r)}" fill="none" stroke="${toHex(c)}" stroke-opacity="0.75" stroke-width="${n(u * rng.range(8, 25))}"/>`);
-      if (rng.chance(0.5)) canvas.add(`<circle cx="${n(cx)}" cy="${n(cy)}" r="${n(r * 0.7)}" fill="none" stroke="${toHex(shift(c, { h: 30, l: 10 }))}" stroke-opacity="0.6" stroke-width="${n(u * 6)}"/>`);
+      canvas.add(
+        `<circle cx="${n(cx)}" cy="${n(cy)}" r="${n(r)}" fill="none" stroke="${toHex(c)}" stroke-opacity="0.75" stroke-width="${n(u * rng.range(8, 25))}"/>`,
+      );
+      if (rng.chance(0.5))
+        canvas.add(
+          `<circle cx="${n(cx)}" cy="${n(cy)}" r="${n(r * 0.7)}" fill="none" stroke="${toHex(shift(c, { h: 30, l: 10 }))}" stroke-opacity="0.6" stroke-width="${n(u * 6)}"/>`,
+        );
       return;
     }
     case 'arcs': {
@@ -199,7 +226,9 @@ export const paintWordShape = (canvas: Canvas, rng: Rng, shape: WordShape, time:
       const w = u * rng.range(12, 28);
       for (let i = 0; i < 5; i++) {
         const r = r0 + i * w;
-        canvas.add(`<path d="M${n(cx - r)} ${n(horizonY)}A${n(r)} ${n(r)} 0 0 1 ${n(cx + r)} ${n(horizonY)}" fill="none" stroke="${toHex(shift(c, { h: i * 28 }))}" stroke-opacity="0.5" stroke-width="${n(w)}"/>`);
+        canvas.add(
+          `<path d="M${n(cx - r)} ${n(horizonY)}A${n(r)} ${n(r)} 0 0 1 ${n(cx + r)} ${n(horizonY)}" fill="none" stroke="${toHex(shift(c, { h: i * 28 }))}" stroke-opacity="0.5" stroke-width="${n(w)}"/>`,
+        );
       }
       return;
     }
@@ -214,7 +243,20 @@ export const paintScatter = (canvas: Canvas, rng: Rng, shape: WordShape, time: T
   const d: string[] = [];
   for (let i = rng.int(25, 50); i > 0; i--) {
     const [x, y, s] = [rng.range(0, canvas.width), rng.range(0, canvas.height), u * rng.range(5, 16)];
-    d.push(rng.chance(0.5) ? polygonPath([[x, y - s], [x + s * 0.6, y], [x, y + s], [x - s * 0.6, y]]) : polygonPath([[x, y - s], [x + s, y + s * 0.7], [x - s, y + s * 0.7]]));
+    d.push(
+      rng.chance(0.5)
+        ? polygonPath([
+            [x, y - s],
+            [x + s * 0.6, y],
+            [x, y + s],
+            [x - s * 0.6, y],
+          ])
+        : polygonPath([
+            [x, y - s],
+            [x + s, y + s * 0.7],
+            [x - s, y + s * 0.7],
+          ]),
+    );
   }
   canvas.add(`<path d="${d.join('')}" fill="${toHex(shift(wordColour(shape.hue, time), { l: 10 }))}" fill-opacity="0.8"/>`);
 };
@@ -275,7 +317,10 @@ export const paintCreature = (canvas: Canvas, kind: Creature, x: number, baseY: 
   const body = mix(creatureColour[kind], shadow, time === 'day' ? 0 : time === 'dusk' ? 0.7 : 0.85);
   const eyes = time === 'day' ? '#1a1a1a' : toHex(palette.accent);
   const s = height / 100;
-  const markup = creatureMarkup[kind].replaceAll('"B"', `"${toHex(body)}"`).replaceAll('"E"', `"${eyes}"`).replaceAll('"A"', `"${toHex(palette.accent)}"`);
+  const markup = creatureMarkup[kind]
+    .replaceAll('"B"', `"${toHex(body)}"`)
+    .replaceAll('"E"', `"${eyes}"`)
+    .replaceAll('"A"', `"${toHex(palette.accent)}"`);
   canvas.add(`<ellipse cx="${n(x)}" cy="${n(baseY)}" rx="${n(height * 0.32)}" ry="${n(height * 0.04)}" fill="#000" fill-opacity="0.25"/>`);
   canvas.add(`<g transform="translate(${n(x - 50 * s)} ${n(baseY - 100 * s)}) scale(${s.toFixed(4)})">${markup}</g>`);
 };
@@ -304,7 +349,7 @@ export const paintEmbers = (canvas: Canvas, rng: Rng, palette: Palette): void =>
   const u = unit(canvas);
   const [sparks, hot, glow]: string[][] = [[], [], []];
   for (let i = rng.int(50, 110); i > 0; i--) {
-    const [x, y, r] = [rng.range(0, canvas.width), canvas.height * (1 - 0.75 * Math.pow(rng.next(), 1.5)), u * rng.range(1.5, 5)];
+    const [x, y, r] = [rng.range(0, canvas.width), canvas.height * (1 - 0.75 * rng.next() ** 1.5), u * rng.range(1.5, 5)];
     (rng.chance(0.5) ? sparks : hot).push(circlePath(x, y, r));
     if (rng.chance(0.3)) glow.push(circlePath(x, y, r * 4));
   }

@@ -41,8 +41,7 @@ export interface ScenePlan {
 const maxWordShapes = 6;
 const nearness: Record<Terrain, number> = { mountains: 1, city: 2, hills: 3, dunes: 4, waves: 5 };
 
-const jitter = (rng: Rng, c: Hsl, dh: number, ds: number, dl: number) =>
-  shift(c, { h: rng.range(-dh, dh), s: rng.range(-ds, ds), l: rng.range(-dl, dl) });
+const jitter = (rng: Rng, c: Hsl, dh: number, ds: number, dl: number) => shift(c, { h: rng.range(-dh, dh), s: rng.range(-ds, ds), l: rng.range(-dl, dl) });
 
 /** Pulls a colour's hue towards `hue`, keeping its saturation and lightness. */
 const tint = (c: Hsl, hue: number | undefined, t: number) => (hue === undefined ? c : mix(c, hsl(hue, c.s, c.l), t));

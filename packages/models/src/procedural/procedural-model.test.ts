@@ -121,12 +121,20 @@ describe('style seam', () => {
 
   it('hands a recipe the pipeline and a strength clamped to 0..1', async () => {
     const seen: number[] = [];
-    const recipe: StyleRecipe = { apply: (img, strength) => (seen.push(strength), img.negate()) };
+    const recipe: StyleRecipe = {
+      apply: (img, strength) => {
+        seen.push(strength);
+        return img.negate();
+      },
+    };
     const image = sharp({ create: { width: 4, height: 4, channels: 3, background: '#000000' } });
     const out = await applyRecipe(image, recipe, 7, { width: 4, height: 4 });
     await applyRecipe(image, recipe, -1, { width: 4, height: 4 });
     expect(seen).toEqual([1, 0]);
-    const { channels } = await out.png().toBuffer().then((b) => sharp(b).stats());
+    const { channels } = await out
+      .png()
+      .toBuffer()
+      .then((b) => sharp(b).stats());
     expect(channels[0].mean).toBe(255);
   });
 });

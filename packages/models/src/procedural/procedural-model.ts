@@ -61,7 +61,12 @@ export const renderProcedural = async (request: ModelRequest): Promise<ModelImag
   if (request.character) {
     // The character stands in the foreground, in the colours of its (original or prepared) references.
     const figure = characterFigureSvg(await characterPalette(request.character), width, height, request.seed);
-    rendered = loadSharp()(await rendered.composite([{ input: Buffer.from(figure) }]).png({ compressionLevel: 1 }).toBuffer());
+    rendered = loadSharp()(
+      await rendered
+        .composite([{ input: Buffer.from(figure) }])
+        .png({ compressionLevel: 1 })
+        .toBuffer(),
+    );
   }
   const styled = await applyRecipe(rendered, recipeFor(request.style), request.strength, { width, height });
   // An intermediate the worker re-encodes: fast compression beats small bytes here.

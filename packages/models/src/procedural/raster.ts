@@ -354,7 +354,10 @@ const kernelFor = (stages: readonly Stage[], overlays: ReadonlyArray<{ flat: boo
   const late: readonly Stage[] = ['texture', 'grain', 'fade'];
   const colour = stages.filter((st) => st !== 'warp' && !late.includes(st)).map((st) => SNIPPETS[st]);
   const after = stages.filter((st) => late.includes(st)).map((st) => SNIPPETS[st]);
-  const locals = overlays.map((o, n) => `const ov${n} = p.overlays[${n}].mask, ovK${n} = p.overlays[${n}].k, ovR${n} = p.overlays[${n}].r, ovG${n} = p.overlays[${n}].g, ovB${n} = p.overlays[${n}].b, ovImg${n} = p.overlays[${n}].image;`);
+  const locals = overlays.map(
+    (_o, n) =>
+      `const ov${n} = p.overlays[${n}].mask, ovK${n} = p.overlays[${n}].k, ovR${n} = p.overlays[${n}].r, ovG${n} = p.overlays[${n}].g, ovB${n} = p.overlays[${n}].b, ovImg${n} = p.overlays[${n}].image;`,
+  );
   const body = `
     const { floor, round } = Math;
     const byte = (v) => (v <= 0 ? 0 : v >= 255 ? 255 : (v + 0.5) | 0);
@@ -417,7 +420,10 @@ export const look = (src: Raster, l: Look, mixWith?: { original: Raster; strengt
   const [ts0, ts1, ts2] = l.tone?.shadow ?? [0, 0, 0];
   const [th0, th1, th2] = l.tone?.highlight ?? [0, 0, 0];
   const [cr, cg, cb] = l.curve === undefined ? [none, none, none] : l.curve instanceof Uint8ClampedArray ? [l.curve, l.curve, l.curve] : l.curve;
-  kernelFor(stages, overlays)({
+  kernelFor(
+    stages,
+    overlays,
+  )({
     s: src.data,
     d: out.data,
     w: src.width,
@@ -427,8 +433,24 @@ export const look = (src: Raster, l: Look, mixWith?: { original: Raster; strengt
     warpK: l.warp ? l.warp.amount / 128 : 0,
     blendImg: l.blendTo?.image.data ?? none,
     blendMask: l.blendTo?.mask.data ?? none,
-    m0, m1, m2, m3, m4, m5, m6, m7, m8, o0, o1, o2,
-    ts0, ts1, ts2, th0, th1, th2,
+    m0,
+    m1,
+    m2,
+    m3,
+    m4,
+    m5,
+    m6,
+    m7,
+    m8,
+    o0,
+    o1,
+    o2,
+    ts0,
+    ts1,
+    ts2,
+    th0,
+    th1,
+    th2,
     sat: l.saturation ?? 1,
     lStep: l.flatten ? 255 / (max(2, l.flatten.levels) - 1) : 1,
     cStep: l.flatten ? max(1, l.flatten.chroma) : 1,
@@ -436,7 +458,9 @@ export const look = (src: Raster, l: Look, mixWith?: { original: Raster; strengt
     mapK: l.map?.amount ?? 0,
     palIndex: l.palette?.index ?? new Uint8Array(0),
     palColours: l.palette?.colours ?? none,
-    cr, cg, cb,
+    cr,
+    cg,
+    cb,
     light: l.screen?.light.data ?? none,
     scrK: l.screen ? l.screen.amount / 255 : 0,
     reliefP: l.relief?.plane.data ?? none,
@@ -497,7 +521,11 @@ export const sumPlanes = (parts: ReadonlyArray<readonly [Plane, number]>): Plane
 };
 
 /** 0 below `lo`, 255 above `hi`, smooth between: turns gradient strength into ink. */
-export const ramp = (p: Plane, lo: number, hi: number): Plane => mapPlane(p, lut((v) => 255 * smoothstep(lo, hi, v)));
+export const ramp = (p: Plane, lo: number, hi: number): Plane =>
+  mapPlane(
+    p,
+    lut((v) => 255 * smoothstep(lo, hi, v)),
+  );
 
 /** Sobel gradient magnitude (|gx| + |gy| form), scaled so a black-to-white step reads about 255. */
 export const sobel = (p: Plane): Plane => {
@@ -522,7 +550,12 @@ export const sobel = (p: Plane): Plane => {
 
 /** Lines `radius` pixels thicker: blurred, then pushed back to full strength. */
 export const thicken = async (p: Plane, radius: number): Promise<Plane> =>
-  radius < 0.5 ? p : mapPlane(await blurPlane(p, radius * 0.7), lut((v) => v * 3.2));
+  radius < 0.5
+    ? p
+    : mapPlane(
+        await blurPlane(p, radius * 0.7),
+        lut((v) => v * 3.2),
+      );
 
 /** Directional relief of a height map, centred on 128 (light from the top left). */
 export const emboss = (p: Plane, gain: number, step = 1): Plane => {
@@ -544,7 +577,11 @@ export const dodge = (grey: Plane, blurredNegative: Plane): Plane => {
   return out;
 };
 
-export const invertPlane = (p: Plane): Plane => mapPlane(p, lut((v) => 255 - v));
+export const invertPlane = (p: Plane): Plane =>
+  mapPlane(
+    p,
+    lut((v) => 255 - v),
+  );
 
 /** For each pixel of a dot screen: its cell centre (an index) and its distance from it (0..255). */
 interface DotScreen {
@@ -675,35 +712,35 @@ export const grainPlane = (width: number, height: number, amplitude: number, see
  */
 export const cloudPlane = (width: number, height: number, scale: number, seed: string): Promise<Plane> =>
   memoAsync(`cloud ${width}x${height} ${scale} ${seed}`, () => {
-      const cell = max(1, scale);
-      const gw = ceil(width / cell) + 2;
-      const gh = ceil(height / cell) + 2;
-      const rng = createRng(hash32(`cloud ${seed}`));
-      const grid = new Float64Array(gw * gh);
-      for (let j = 0; j < grid.length; j++) grid[j] = 16 + rng.next() * 224;
-      // Per-column cell index and weight, computed once.
-      const cx = new Int32Array(width);
-      const tx = new Float64Array(width);
-      for (let x = 0; x < width; x++) {
-        const fx = x / cell;
-        cx[x] = floor(fx);
-        tx[x] = fx - cx[x];
+    const cell = max(1, scale);
+    const gw = ceil(width / cell) + 2;
+    const gh = ceil(height / cell) + 2;
+    const rng = createRng(hash32(`cloud ${seed}`));
+    const grid = new Float64Array(gw * gh);
+    for (let j = 0; j < grid.length; j++) grid[j] = 16 + rng.next() * 224;
+    // Per-column cell index and weight, computed once.
+    const cx = new Int32Array(width);
+    const tx = new Float64Array(width);
+    for (let x = 0; x < width; x++) {
+      const fx = x / cell;
+      cx[x] = floor(fx);
+      tx[x] = fx - cx[x];
+    }
+    const out = planeLike({ width, height });
+    for (let y = 0, j = 0; y < height; y++) {
+      const fy = y / cell;
+      const cy = floor(fy);
+      const ty = fy - cy;
+      const r0 = cy * gw;
+      const r1 = r0 + gw;
+      for (let x = 0; x < width; x++, j++) {
+        const c = cx[x];
+        const top = grid[r0 + c] + (grid[r0 + c + 1] - grid[r0 + c]) * tx[x];
+        const bottom = grid[r1 + c] + (grid[r1 + c + 1] - grid[r1 + c]) * tx[x];
+        out.data[j] = top + (bottom - top) * ty;
       }
-      const out = planeLike({ width, height });
-      for (let y = 0, j = 0; y < height; y++) {
-        const fy = y / cell;
-        const cy = floor(fy);
-        const ty = fy - cy;
-        const r0 = cy * gw;
-        const r1 = r0 + gw;
-        for (let x = 0; x < width; x++, j++) {
-          const c = cx[x];
-          const top = grid[r0 + c] + (grid[r0 + c + 1] - grid[r0 + c]) * tx[x];
-          const bottom = grid[r1 + c] + (grid[r1 + c + 1] - grid[r1 + c]) * tx[x];
-          out.data[j] = top + (bottom - top) * ty;
-        }
-      }
-      return blurPlane(out, cell * 0.45);
+    }
+    return blurPlane(out, cell * 0.45);
   });
 
 /** Paper: broad blotches, fibres and fine grain, centred on 128. */

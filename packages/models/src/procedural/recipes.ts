@@ -176,7 +176,16 @@ const watercolor: Recipe = async (src, _s, { u, seed, fade }) => {
   const small = resizePlane(luma(soft), Math.ceil(w / 2), Math.ceil(h / 2));
   const pools = resizePlane(await blurPlane(ramp(sobel(small), 3, 26), 1.25 * u), w, h);
   // The paint stops short of the sheet's edge, raggedly.
-  const margin = await cachedPlane(`watercolor margin ${w}x${h}`, async () => ramp(sumPlanes([[borderMask(w, h, 0.12), 1], [ragged, 0.45]]), 180, 214));
+  const margin = await cachedPlane(`watercolor margin ${w}x${h}`, async () =>
+    ramp(
+      sumPlanes([
+        [borderMask(w, h, 0.12), 1],
+        [ragged, 0.45],
+      ]),
+      180,
+      214,
+    ),
+  );
   return look(
     soft,
     {
@@ -267,7 +276,11 @@ const anime: Recipe = async (src, _s, { u, fade }) => {
 
 const childrensBook: Recipe = async (src, _s, { u, seed, fade }) => {
   const { width: w, height: h } = src;
-  const [soft, paper, ink] = await Promise.all([blur(src, 2.5 * u), paperPlane(w, h, u, `${seed} crayon`, 34, 0.3), inkFrom(luma(src), u, { from: 20, full: 70, thick: 0.8 })]);
+  const [soft, paper, ink] = await Promise.all([
+    blur(src, 2.5 * u),
+    paperPlane(w, h, u, `${seed} crayon`, 34, 0.3),
+    inkFrom(luma(src), u, { from: 20, full: 70, thick: 0.8 }),
+  ]);
   return look(
     soft,
     {
@@ -313,9 +326,23 @@ const comicBook: Recipe = async (src, _s, { u, fade }) => {
 
 const oilPainting: Recipe = async (src, _s, { u, seed, fade }) => {
   const { width: w, height: h } = src;
-  const [soft, fx, fy] = await Promise.all([blur(src, 2 * u), cloudPlane(w, h, 12 * u + 1, `${seed} stroke x`), cloudPlane(w, h, 12 * u + 1, `${seed} stroke y`)]);
+  const [soft, fx, fy] = await Promise.all([
+    blur(src, 2 * u),
+    cloudPlane(w, h, 12 * u + 1, `${seed} stroke x`),
+    cloudPlane(w, h, 12 * u + 1, `${seed} stroke y`),
+  ]);
   // Impasto: light catching the ridges of the strokes.
-  const ridges = emboss(await blurPlane(sumPlanes([[luma(soft), 0.6], [fx, 0.8]]), 1.2 * u), 1.6, Math.round(2 * u) || 1);
+  const ridges = emboss(
+    await blurPlane(
+      sumPlanes([
+        [luma(soft), 0.6],
+        [fx, 0.8],
+      ]),
+      1.2 * u,
+    ),
+    1.6,
+    Math.round(2 * u) || 1,
+  );
   return look(
     soft,
     {
@@ -337,7 +364,19 @@ const impressionist: Recipe = async (src, _s, { u, seed, fade }) => {
     cloudPlane(w, h, 5 * u + 1, `${seed} dab x`),
     cloudPlane(w, h, 5 * u + 1, `${seed} dab y`),
   ]);
-  const relief = await cachedPlane(`impressionist relief ${w}x${h}`, async () => emboss(await blurPlane(sumPlanes([[fx, 1], [fy, -1]]), 0.8 * u), 1.2, Math.round(2 * u) || 1));
+  const relief = await cachedPlane(`impressionist relief ${w}x${h}`, async () =>
+    emboss(
+      await blurPlane(
+        sumPlanes([
+          [fx, 1],
+          [fy, -1],
+        ]),
+        0.8 * u,
+      ),
+      1.2,
+      Math.round(2 * u) || 1,
+    ),
+  );
   return look(
     dabs,
     {
@@ -353,10 +392,20 @@ const impressionist: Recipe = async (src, _s, { u, seed, fade }) => {
 const pencilSketch: Recipe = async (src, _s, { u, seed, fade }) => {
   const { width: w, height: h } = src;
   const grey = luma(src);
-  const [negative, ink, paper] = await Promise.all([blurPlane(invertPlane(grey), 5 * u), inkFrom(grey, u, { from: 10, full: 50, thick: 0, soft: true }), paperPlane(w, h, u, seed, 18, 0.25)]);
+  const [negative, ink, paper] = await Promise.all([
+    blurPlane(invertPlane(grey), 5 * u),
+    inkFrom(grey, u, { from: 10, full: 50, thick: 0, soft: true }),
+    paperPlane(w, h, u, seed, 18, 0.25),
+  ]);
   const tone = dodge(grey, negative);
   // Hatching over the darker half of the picture, denser where it is darker.
-  const hatch = multiplyPlanes(linesMask(w, h, 7 * u + 2, 1.3 * u, 'hatch'), mapPlane(grey, lut((v) => Math.max(0, 150 - v) * 2)));
+  const hatch = multiplyPlanes(
+    linesMask(w, h, 7 * u + 2, 1.3 * u, 'hatch'),
+    mapPlane(
+      grey,
+      lut((v) => Math.max(0, 150 - v) * 2),
+    ),
+  );
   const graphite = gradient([
     [0, [60, 60, 66]],
     [1, [248, 246, 240]],
@@ -378,7 +427,11 @@ const pencilSketch: Recipe = async (src, _s, { u, seed, fade }) => {
 const charcoal: Recipe = async (src, _s, { u, seed, fade }) => {
   const { width: w, height: h } = src;
   const grey = luma(src);
-  const [smudge, ink, tooth] = await Promise.all([blurPlane(grey, 3 * u), inkFrom(grey, u, { from: 10, full: 40, thick: 1.5 }), cloudPlane(w, h, 3 * u + 1, `${seed} tooth`)]);
+  const [smudge, ink, tooth] = await Promise.all([
+    blurPlane(grey, 3 * u),
+    inkFrom(grey, u, { from: 10, full: 40, thick: 1.5 }),
+    cloudPlane(w, h, 3 * u + 1, `${seed} tooth`),
+  ]);
   const paper = await cachedPlane(`charcoal paper ${w}x${h}`, async () =>
     sumPlanes([
       [grainPlane(w, h, 60, `${seed} grain`), 1],
@@ -422,7 +475,11 @@ const popArt: Recipe = async (src, _s, { u, fade }) => {
 // Technical
 
 const lineArt: Recipe = async (src, _s, { u, fade }) =>
-  look(src, { matrix: GREY, curve: levels(226, 255), overlays: [{ mask: await inkFrom(luma(src), u, { from: 10, full: 34, thick: 0.9 }), colour: [14, 14, 18] }] }, fade);
+  look(
+    src,
+    { matrix: GREY, curve: levels(226, 255), overlays: [{ mask: await inkFrom(luma(src), u, { from: 10, full: 34, thick: 0.9 }), colour: [14, 14, 18] }] },
+    fade,
+  );
 
 const blueprint: Recipe = async (src, _s, { u, seed, fade }) => {
   const { width: w, height: h } = src;
@@ -431,7 +488,13 @@ const blueprint: Recipe = async (src, _s, { u, seed, fade }) => {
   return look(
     src,
     {
-      map: { table: gradient([[0, [16, 58, 126]], [1, [40, 96, 168]]]), amount: 1 },
+      map: {
+        table: gradient([
+          [0, [16, 58, 126]],
+          [1, [40, 96, 168]],
+        ]),
+        amount: 1,
+      },
       overlays: [
         { mask: linesMask(w, h, 32 * u + 4, u, 'grid'), colour: paleLine, opacity: 0.18 },
         { mask: linesMask(w, h, 128 * u + 16, 2 * u, 'grid'), colour: paleLine, opacity: 0.22 },
@@ -553,7 +616,10 @@ const minimalist: Recipe = async (src, _s, { u, fade }) =>
 const neon: Recipe = async (src, _s, { u, fade }) => {
   const vivid = look(src, { saturation: 2.4, curve: levels(40, 255, 0.8) });
   const ink = await inkFrom(luma(src), u, { from: 10, full: 36, thick: 0.7 });
-  const halo = mapPlane(await blurPlane(ink, 7 * u), lut((v) => v * 2.2));
+  const halo = mapPlane(
+    await blurPlane(ink, 7 * u),
+    lut((v) => v * 2.2),
+  );
   return look(
     src,
     {

@@ -55,7 +55,9 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan 
   if (sunlit) paintSun(canvas, rng.fork('sun'), palette, time, open ? h * 0.8 : horizonY);
   if (motifs.has('moon') || (time === 'night' && motifs.has('sun'))) paintMoon(canvas, rng.fork('moon'), palette, open ? h * 0.8 : horizonY);
   if (motifs.has('planets')) paintPlanets(canvas, rng.fork('planets'), palette);
-  plan.wordShapes.forEach((shape, i) => paintWordShape(canvas, rng.fork(`word ${i}`), shape, time, horizonY));
+  plan.wordShapes.forEach((shape, i) => {
+    paintWordShape(canvas, rng.fork(`word ${i}`), shape, time, horizonY);
+  });
   if (motifs.has('clouds')) paintClouds(canvas, rng.fork('clouds'), palette, time, horizonY, motifs.has('rain'));
   if (motifs.has('birds')) paintBirds(canvas, rng.fork('birds'), palette, horizonY);
 
@@ -74,7 +76,15 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan 
       const colour = mix(palette.skyHorizon, layer.terrain.ground, 0.45 + 0.55 * layer.depth);
       const layerRng = rng.fork(`layer ${i}`);
       const { kind } = layer.terrain;
-      const ridge = paintLayer(canvas, layerRng, { kind, depth: layer.depth, baseY: layer.baseY, colour: shift(colour, { l: -6 * layer.depth }), accent: palette.accent, time, snowCaps });
+      const ridge = paintLayer(canvas, layerRng, {
+        kind,
+        depth: layer.depth,
+        baseY: layer.baseY,
+        colour: shift(colour, { l: -6 * layer.depth }),
+        accent: palette.accent,
+        time,
+        snowCaps,
+      });
       ridges.push(ridge);
       if (motifs.has('trees') && (kind === 'hills' || kind === 'mountains' || kind === 'dunes')) {
         const treeColour = mix(hsl(135, 45, 22), palette.ground, 0.35 + 0.3 * (1 - layer.depth));
@@ -99,7 +109,9 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan 
   if (motifs.has('snow')) paintSnow(canvas, rng.fork('snow'));
   if (motifs.has('rain')) paintRain(canvas, rng.fork('rain'));
   if (motifs.has('embers')) paintEmbers(canvas, rng.fork('embers'), palette);
-  plan.wordShapes.forEach((shape, i) => shape.kind === 'scatter' && paintScatter(canvas, rng.fork(`scatter ${i}`), shape, time));
+  plan.wordShapes.forEach((shape, i) => {
+    if (shape.kind === 'scatter') paintScatter(canvas, rng.fork(`scatter ${i}`), shape, time);
+  });
 
   return { svg: canvas.toSvg(), plan };
 };

@@ -95,7 +95,7 @@ const mountains = (ctx: Ctx, spec: LayerSpec): Ridge => {
   ys[0] = rng.range(-0.3, 0.3);
   ys[size] = rng.range(-0.3, 0.3);
   for (let step = size; step > 1; step /= 2) {
-    const spread = Math.pow(step / size, 0.7);
+    const spread = (step / size) ** 0.7;
     for (let i = step / 2; i < size; i += step) ys[i] = (ys[i - step / 2] + ys[i + step / 2]) / 2 + rng.range(-1, 1) * spread * 1.4;
   }
   const top = spec.baseY - amp;
@@ -112,7 +112,8 @@ const mountains = (ctx: Ctx, spec: LayerSpec): Ridge => {
     let run: Point[] = [];
     const close = () => {
       const back: Point[] = [];
-      for (let x = run[run.length - 1][0] - tooth, k = 0; x > run[0][0]; x -= tooth, k++) back.push([x, line + (k % 2 === 0 ? tooth * rng.range(0.4, 1.2) : 0)]);
+      for (let x = run[run.length - 1][0] - tooth, k = 0; x > run[0][0]; x -= tooth, k++)
+        back.push([x, line + (k % 2 === 0 ? tooth * rng.range(0.4, 1.2) : 0)]);
       caps.push(polygonPath([...run, ...back]));
       run = [];
     };
@@ -178,7 +179,9 @@ const city = (ctx: Ctx, spec: LayerSpec): Ridge => {
     const colour = lit ? toHex(spec.accent) : toHex(shift(spec.colour, { l: 22 }));
     canvas.add(`<path d="${windows.join('')}" fill="${colour}" fill-opacity="${lit ? 0.85 : 0.5}"/>`);
   }
-  canvas.add(`<rect x="0" y="${n(spec.baseY)}" width="${canvas.width}" height="${n(canvas.height - spec.baseY)}" fill="${toHex(shift(spec.colour, { l: -8 }))}"/>`);
+  canvas.add(
+    `<rect x="0" y="${n(spec.baseY)}" width="${canvas.width}" height="${n(canvas.height - spec.baseY)}" fill="${toHex(shift(spec.colour, { l: -8 }))}"/>`,
+  );
   return ridgeFrom('city', spec.depth, [
     [0, spec.baseY],
     [canvas.width, spec.baseY],
@@ -187,7 +190,8 @@ const city = (ctx: Ctx, spec: LayerSpec): Ridge => {
 
 const painters: Record<LayerSpec['kind'], (ctx: Ctx, spec: LayerSpec) => Ridge> = { hills, dunes, mountains, waves, city };
 
-export const paintLayer = (canvas: Canvas, rng: Rng, spec: LayerSpec): Ridge => painters[spec.kind]({ canvas, rng, u: Math.min(canvas.width, canvas.height) / 1000 }, spec);
+export const paintLayer = (canvas: Canvas, rng: Rng, spec: LayerSpec): Ridge =>
+  painters[spec.kind]({ canvas, rng, u: Math.min(canvas.width, canvas.height) / 1000 }, spec);
 
 /** Trees along a ridge: pines or round crowns, smaller on far layers. */
 export const paintTrees = (canvas: Canvas, rng: Rng, ridge: Ridge, colour: Hsl, count: number): void => {
@@ -204,7 +208,13 @@ export const paintTrees = (canvas: Canvas, rng: Rng, ridge: Ridge, colour: Hsl, 
         const tipY = y - h * (1 - k * 0.22);
         const baseY = y - h * (0.45 - k * 0.2);
         const half = h * (0.2 + k * 0.07);
-        shapes.push(polygonPath([[x, tipY], [x + half, baseY], [x - half, baseY]]));
+        shapes.push(
+          polygonPath([
+            [x, tipY],
+            [x + half, baseY],
+            [x - half, baseY],
+          ]),
+        );
       }
       trunks.push(`M${n(x - h * 0.03)} ${n(y - h * 0.1)}h${n(h * 0.06)}v${n(h * 0.2)}h${n(-h * 0.06)}Z`);
     } else {

@@ -72,8 +72,12 @@ describe('a1111 adapter', () => {
   });
 
   it('uses img2img from the first reference image', async () => {
-    const reference = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#204080' } }).png().toBuffer();
-    const other = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } }).png().toBuffer();
+    const reference = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#204080' } })
+      .png()
+      .toBuffer();
+    const other = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } })
+      .png()
+      .toBuffer();
     const image = await model({ denoisingStrength: 0.45 }).generateWithReferences({ ...request, width: 512, height: 768 }, [reference, other]);
 
     expect([image.width, image.height]).toEqual([512, 768]);
@@ -84,7 +88,12 @@ describe('a1111 adapter', () => {
   });
 
   it('retries the WebUI exception shape on 5xx and 429, then succeeds', async () => {
-    fake.setBehaviour({ failures: [{ status: 500, message: 'CUDA out of memory.' }, { status: 429, retryAfter: 0 }] });
+    fake.setBehaviour({
+      failures: [
+        { status: 500, message: 'CUDA out of memory.' },
+        { status: 429, retryAfter: 0 },
+      ],
+    });
     const image = await model().generate(request);
     expect(image.width).toBe(1024);
     expect(fake.requests).toHaveLength(3);

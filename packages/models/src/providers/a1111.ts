@@ -46,7 +46,8 @@ export function a1111Progress(body: unknown): ModelProgress | null {
   const step = b.state?.sampling_step;
   const steps = b.state?.sampling_steps;
   const eta = typeof b.eta_relative === 'number' && b.eta_relative > 0 ? `, about ${Math.ceil(b.eta_relative)} s left` : '';
-  const message = typeof step === 'number' && typeof steps === 'number' && steps > 0 ? `step ${Math.min(step, steps)}/${steps}${eta}` : eta ? eta.slice(2) : undefined;
+  const message =
+    typeof step === 'number' && typeof steps === 'number' && steps > 0 ? `step ${Math.min(step, steps)}/${steps}${eta}` : eta ? eta.slice(2) : undefined;
   return { fraction: Math.min(1, b.progress), ...(message ? { message } : {}) };
 }
 
@@ -130,7 +131,9 @@ export function createA1111Model(config: A1111ModelConfig): ReferenceImageModel 
   const run = (endpoint: 'txt2img' | 'img2img', payload: Record<string, unknown>, signal?: AbortSignal, onProgress?: (p: ModelProgress) => void) =>
     withCall(callOptions, signal, async (call) => {
       const stopWatching = onProgress ? watchProgress(call, onProgress) : undefined;
-      const body = await requestJson(call, { url: `${root}/sdapi/v1/${endpoint}`, method: 'POST', headers, body: JSON.stringify(payload) }).finally(() => stopWatching?.());
+      const body = await requestJson(call, { url: `${root}/sdapi/v1/${endpoint}`, method: 'POST', headers, body: JSON.stringify(payload) }).finally(() =>
+        stopWatching?.(),
+      );
       const image = (body as { images?: unknown[] } | null)?.images?.[0];
       if (typeof image !== 'string' || !image) throw new TransientModelError(`a1111: the ${endpoint} response has no image`);
       return toModelImage('a1111', Buffer.from(image.replace(/^data:[^,]*,/, ''), 'base64'));

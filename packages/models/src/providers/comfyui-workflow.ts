@@ -33,7 +33,8 @@ export class WorkflowConfigError extends Error {
 
 const SAMPLERS = ['KSampler', 'KSamplerAdvanced'];
 const OUTPUT_NODES = ['SaveImage', 'PreviewImage'];
-const isLink = (value: unknown): value is [string, number] => Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'number';
+const isLink = (value: unknown): value is [string, number] =>
+  Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'number';
 
 /** Checks the API format; the UI format (what plain "Save" writes) gets a message saying how to export the right one. */
 export function parseWorkflow(json: unknown): ComfyWorkflow {
@@ -59,10 +60,12 @@ export function parseWorkflow(json: unknown): ComfyWorkflow {
 /** `{"prompt":"6.text"}` → checked mapping; unknown roles and malformed entries are errors. */
 export function parseNodeMapping(json: unknown): NodeMapping {
   if (json === undefined || json === null) return {};
-  if (typeof json !== 'object' || Array.isArray(json)) throw new WorkflowConfigError('the node mapping must be a JSON object such as {"prompt":"6.text","seed":"3.seed"}');
+  if (typeof json !== 'object' || Array.isArray(json))
+    throw new WorkflowConfigError('the node mapping must be a JSON object such as {"prompt":"6.text","seed":"3.seed"}');
   const mapping: NodeMapping = {};
   for (const [role, value] of Object.entries(json)) {
-    if (!(NODE_ROLES as readonly string[]).includes(role)) throw new WorkflowConfigError(`unknown entry "${role}" in the node mapping; known: ${NODE_ROLES.join(', ')}`);
+    if (!(NODE_ROLES as readonly string[]).includes(role))
+      throw new WorkflowConfigError(`unknown entry "${role}" in the node mapping; known: ${NODE_ROLES.join(', ')}`);
     const pattern = role === 'output' ? /^[^.\s]+$/ : /^[^.\s]+\.[^.\s]+$/;
     if (typeof value !== 'string' || !pattern.test(value)) {
       throw new WorkflowConfigError(`node mapping "${role}" must be ${role === 'output' ? 'a node id, e.g. "9"' : '"<node id>.<input name>", e.g. "6.text"'}`);
@@ -116,15 +119,26 @@ export function resolvePlacements(workflow: ComfyWorkflow, mapping: NodeMapping 
     if (entry === undefined) continue;
     const [node, input = ''] = entry.split('.');
     const target = workflow[node];
-    if (!target) throw new WorkflowConfigError(`node mapping "${role}" names node "${node}", which the workflow does not have (its nodes: ${sortedIds(workflow).join(', ')})`);
+    if (!target)
+      throw new WorkflowConfigError(
+        `node mapping "${role}" names node "${node}", which the workflow does not have (its nodes: ${sortedIds(workflow).join(', ')})`,
+      );
     if (role !== 'output') {
-      if (!(input in target.inputs)) throw new WorkflowConfigError(`node mapping "${role}" names input "${input}" of node "${node}" (${target.class_type}), which has no such input (it has: ${Object.keys(target.inputs).join(', ')})`);
-      if (isLink(target.inputs[input])) throw new WorkflowConfigError(`node mapping "${role}": input "${input}" of node "${node}" is wired to node "${(target.inputs[input] as [string, number])[0]}"; map the node that holds the value`);
+      if (!(input in target.inputs))
+        throw new WorkflowConfigError(
+          `node mapping "${role}" names input "${input}" of node "${node}" (${target.class_type}), which has no such input (it has: ${Object.keys(target.inputs).join(', ')})`,
+        );
+      if (isLink(target.inputs[input]))
+        throw new WorkflowConfigError(
+          `node mapping "${role}": input "${input}" of node "${node}" is wired to node "${(target.inputs[input] as [string, number])[0]}"; map the node that holds the value`,
+        );
     }
     placements[role] = { node, input };
   }
   if (!placements.prompt) {
-    throw new WorkflowConfigError('cannot tell where the prompt goes (no KSampler whose positive input comes from a node with a text input); name it in the node mapping, e.g. {"prompt":"6.text"}');
+    throw new WorkflowConfigError(
+      'cannot tell where the prompt goes (no KSampler whose positive input comes from a node with a text input); name it in the node mapping, e.g. {"prompt":"6.text"}',
+    );
   }
   return placements;
 }
@@ -176,7 +190,11 @@ export function pickOutputImage(outputs: unknown, outputNode: string | undefined
   if (!outputs || typeof outputs !== 'object') return undefined;
   const imagesOf = (node: string): OutputImage[] => {
     const images = (outputs as Record<string, { images?: unknown }>)[node]?.images;
-    return Array.isArray(images) ? images.filter((i): i is OutputImage => !!i && typeof i.filename === 'string' && typeof i.type === 'string').map((i) => ({ ...i, subfolder: typeof i.subfolder === 'string' ? i.subfolder : '' })) : [];
+    return Array.isArray(images)
+      ? images
+          .filter((i): i is OutputImage => !!i && typeof i.filename === 'string' && typeof i.type === 'string')
+          .map((i) => ({ ...i, subfolder: typeof i.subfolder === 'string' ? i.subfolder : '' }))
+      : [];
   };
   if (outputNode) return imagesOf(outputNode)[0];
   const all = Object.keys(outputs).flatMap(imagesOf);

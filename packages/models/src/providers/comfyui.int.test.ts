@@ -52,7 +52,12 @@ async function until(condition: () => boolean, what: string, timeoutMs = 5000) {
 describe('comfyui adapter', () => {
   it('queues the workflow with the request placed by node id, follows the websocket and fetches the image', async () => {
     const progress: ModelProgress[] = [];
-    const image = await model({ steps: 30 }).generate({ ...request, negativePrompt: 'people', promptTemplate: 'oil painting of {prompt}', onProgress: (p) => progress.push(p) });
+    const image = await model({ steps: 30 }).generate({
+      ...request,
+      negativePrompt: 'people',
+      promptTemplate: 'oil painting of {prompt}',
+      onProgress: (p) => progress.push(p),
+    });
 
     const sent = 'oil painting of a lighthouse in a storm';
     expect([image.width, image.height]).toEqual([1024, 680]);
@@ -113,7 +118,10 @@ describe('comfyui adapter', () => {
   it('interrupts its running prompt when the caller aborts, and rejects with the reason', async () => {
     fake.setBehaviour({ holdAtStep: 2 });
     const controller = new AbortController();
-    const call = model().generate({ ...request, onProgress: (p) => p.fraction === 0.25 && controller.abort(new Error('cancelled by the caller')) }, controller.signal);
+    const call = model().generate(
+      { ...request, onProgress: (p) => p.fraction === 0.25 && controller.abort(new Error('cancelled by the caller')) },
+      controller.signal,
+    );
     await expect(call).rejects.toThrow('cancelled by the caller');
     const interrupt = fake.requests.find((r) => r.method === 'POST' && r.path === '/interrupt');
     expect(interrupt?.json).toEqual({ prompt_id: expect.any(String) });
@@ -160,10 +168,14 @@ describe('comfyui adapter', () => {
   it("fails for good on ComfyUI's validation errors, with the node errors", async () => {
     const broken = { ...structuredClone(SAMPLE), '5': { class_type: 'EmptyLatentImage', inputs: { width: 512, height: 512, batch_size: 'one' } } };
     await expect(model({ workflow: broken }).generate(request)).rejects.toThrow(
-      new PermanentModelError('comfyui: HTTP 400: Prompt outputs failed validation; node 5 (EmptyLatentImage): Failed to convert an input value to a INT value: batch_size, one'),
+      new PermanentModelError(
+        'comfyui: HTTP 400: Prompt outputs failed validation; node 5 (EmptyLatentImage): Failed to convert an input value to a INT value: batch_size, one',
+      ),
     );
     const unknown = { ...structuredClone(SAMPLE), '12': { class_type: 'NotANode', inputs: {} } };
-    await expect(model({ workflow: unknown }).generate(request)).rejects.toThrow(new PermanentModelError("comfyui: HTTP 400: Cannot execute because node NotANode does not exist.: Node ID '#12'"));
+    await expect(model({ workflow: unknown }).generate(request)).rejects.toThrow(
+      new PermanentModelError("comfyui: HTTP 400: Cannot execute because node NotANode does not exist.: Node ID '#12'"),
+    );
     expect(lines().filter((l) => l === 'POST /prompt')).toHaveLength(2);
   });
 
@@ -176,8 +188,12 @@ describe('comfyui adapter', () => {
   });
 
   it("uploads a character's reference image and points the workflow's LoadImage node at it", async () => {
-    const reference = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#336699' } }).png().toBuffer();
-    const other = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } }).png().toBuffer();
+    const reference = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
+    const other = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } })
+      .png()
+      .toBuffer();
     const character = { name: 'Ada', images: [reference, other] };
     await model({ workflow: WITH_REFERENCE }).generate({ ...request, character });
     await model({ workflow: WITH_REFERENCE }).generateWithReferences(request, [reference]);
@@ -195,7 +211,9 @@ describe('comfyui adapter', () => {
   });
 
   it('ignores references when the workflow has no image input', async () => {
-    const reference = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).png().toBuffer();
+    const reference = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     await model().generate({ ...request, character: { name: 'Ada', images: [reference] } });
     expect(lines()).not.toContain('POST /upload/image');
   });
@@ -210,13 +228,29 @@ describe('comfyui adapter', () => {
   });
 
   it.each([
-    ['a node the workflow lacks', { nodes: { prompt: '99.text' } }, 'comfyui: node mapping "prompt" names node "99", which the workflow does not have (its nodes: 3, 4, 5, 6, 7, 8, 9)'],
-    ['an input the node lacks', { nodes: { seed: '3.noise' } }, 'comfyui: node mapping "seed" names input "noise" of node "3" (KSampler), which has no such input'],
-    ['a wired input', { nodes: { prompt: '3.positive' } }, 'comfyui: node mapping "prompt": input "positive" of node "3" is wired to node "6"; map the node that holds the value'],
+    [
+      'a node the workflow lacks',
+      { nodes: { prompt: '99.text' } },
+      'comfyui: node mapping "prompt" names node "99", which the workflow does not have (its nodes: 3, 4, 5, 6, 7, 8, 9)',
+    ],
+    [
+      'an input the node lacks',
+      { nodes: { seed: '3.noise' } },
+      'comfyui: node mapping "seed" names input "noise" of node "3" (KSampler), which has no such input',
+    ],
+    [
+      'a wired input',
+      { nodes: { prompt: '3.positive' } },
+      'comfyui: node mapping "prompt": input "positive" of node "3" is wired to node "6"; map the node that holds the value',
+    ],
     ['an unknown entry', { nodes: { cfg: '3.cfg' } as never }, 'comfyui: unknown entry "cfg" in the node mapping'],
     ['a malformed entry', { nodes: { prompt: '6' } }, 'comfyui: node mapping "prompt" must be "<node id>.<input name>"'],
     ['the UI format', { workflow: { nodes: [], links: [], version: 0.4 } }, 'comfyui: this is the UI format; export the workflow with "Save (API Format)"'],
-    ['no output node', { workflow: { '1': { class_type: 'CLIPTextEncode', inputs: { text: 'x' } } } }, 'comfyui: the workflow has no output node (SaveImage or PreviewImage)'],
+    [
+      'no output node',
+      { workflow: { '1': { class_type: 'CLIPTextEncode', inputs: { text: 'x' } } } },
+      'comfyui: the workflow has no output node (SaveImage or PreviewImage)',
+    ],
     ['no place for the prompt', { workflow: { '9': { class_type: 'SaveImage', inputs: { images: ['8', 0] } } } }, 'comfyui: cannot tell where the prompt goes'],
   ])('refuses to start with %s', (_name, overrides, message) => {
     expect(() => model(overrides as Partial<ComfyUIModelConfig>)).toThrow(message);

@@ -65,7 +65,9 @@ export function comfyErrorMessage(body: unknown): string | undefined {
     if (typeof e.message === 'string') parts.push(typeof e.details === 'string' && e.details ? `${e.message}: ${e.details}` : e.message);
   }
   if (b.node_errors && typeof b.node_errors === 'object' && !Array.isArray(b.node_errors)) {
-    for (const [id, entry] of Object.entries(b.node_errors as Record<string, { errors?: Array<{ message?: string; details?: string }>; class_type?: string }>)) {
+    for (const [id, entry] of Object.entries(
+      b.node_errors as Record<string, { errors?: Array<{ message?: string; details?: string }>; class_type?: string }>,
+    )) {
       for (const e of entry?.errors ?? []) parts.push(`node ${id} (${entry.class_type ?? '?'}): ${e.message ?? ''}${e.details ? `: ${e.details}` : ''}`);
     }
   }
@@ -111,7 +113,14 @@ interface SocketFollower {
   close(): void;
 }
 
-function openSocket(url: string, workflow: ComfyWorkflow, onProgress: (p: ModelProgress) => void, openMs: number, silenceMs: number, signal: AbortSignal): Promise<SocketFollower | null> {
+function openSocket(
+  url: string,
+  workflow: ComfyWorkflow,
+  onProgress: (p: ModelProgress) => void,
+  openMs: number,
+  silenceMs: number,
+  signal: AbortSignal,
+): Promise<SocketFollower | null> {
   return new Promise((resolve) => {
     const socket = new WebSocket(url, { handshakeTimeout: openMs, maxPayload: 8 * 1024 * 1024 });
     const early: SocketMessage[] = [];
@@ -182,7 +191,10 @@ function openSocket(url: string, workflow: ComfyWorkflow, onProgress: (p: ModelP
                 if (node) onProgress({ message: `Running ${node._meta?.title ?? node.class_type}` });
               } else if (type === 'progress' && typeof data.value === 'number' && typeof data.max === 'number' && data.max > 0) {
                 const node = typeof data.node === 'string' ? workflow[data.node] : undefined;
-                onProgress({ fraction: data.value / data.max, message: `${node ? `${node._meta?.title ?? node.class_type}: ` : ''}step ${data.value}/${data.max}` });
+                onProgress({
+                  fraction: data.value / data.max,
+                  message: `${node ? `${node._meta?.title ?? node.class_type}: ` : ''}step ${data.value}/${data.max}`,
+                });
               } else if (type === 'execution_success') {
                 finish('done');
               } else if (type === 'execution_error') {
@@ -305,11 +317,25 @@ export function createComfyUIModel(config: ComfyUIModelConfig): ReferenceImageMo
       });
       const clientId = randomUUID();
       const socket =
-        config.websocket === false ? null : await openSocket(`${wsRoot}/ws?clientId=${clientId}`, workflow, report, config.websocketOpenMs ?? 5000, config.websocketSilenceMs ?? 60_000, call.signal);
+        config.websocket === false
+          ? null
+          : await openSocket(
+              `${wsRoot}/ws?clientId=${clientId}`,
+              workflow,
+              report,
+              config.websocketOpenMs ?? 5000,
+              config.websocketSilenceMs ?? 60_000,
+              call.signal,
+            );
       let promptId: string | undefined;
       let settled = false;
       try {
-        const queued = (await requestJson(call, { url: `${root}/prompt`, method: 'POST', headers: json, body: JSON.stringify({ prompt, client_id: clientId }) })) as { prompt_id?: unknown } | null;
+        const queued = (await requestJson(call, {
+          url: `${root}/prompt`,
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ prompt, client_id: clientId }),
+        })) as { prompt_id?: unknown } | null;
         if (typeof queued?.prompt_id !== 'string' || !queued.prompt_id) throw new TransientModelError('comfyui: the /prompt answer has no prompt_id');
         const id = queued.prompt_id;
         promptId = id;

@@ -87,7 +87,11 @@ describe('openai adapter', () => {
     it('sends the exact size with arbitrarySizes', async () => {
       const open = await startFakeOpenAI({ sizes: 'any' });
       try {
-        const image = await createOpenAIModel({ baseUrl: open.url, model: 'local-sd', arbitrarySizes: true, timeoutMs: 5000 }).generate({ ...request, width: 640, height: 360 });
+        const image = await createOpenAIModel({ baseUrl: open.url, model: 'local-sd', arbitrarySizes: true, timeoutMs: 5000 }).generate({
+          ...request,
+          width: 640,
+          height: 360,
+        });
         expect(open.requests[0].json.size).toBe('640x360');
         expect(open.requests[0].headers.authorization).toBeUndefined();
         expect([image.width, image.height]).toEqual([640, 360]);
@@ -171,8 +175,12 @@ describe('openai adapter', () => {
   });
 
   it('sends reference images as image[] files to /v1/images/edits', async () => {
-    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#336699' } }).png().toBuffer();
-    const jpeg = await sharp({ create: { width: 32, height: 48, channels: 3, background: '#aa0000' } }).jpeg().toBuffer();
+    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
+    const jpeg = await sharp({ create: { width: 32, height: 48, channels: 3, background: '#aa0000' } })
+      .jpeg()
+      .toBuffer();
     const image = await model().generateWithReferences({ ...request, promptTemplate: 'cartoon of {prompt}', width: 1536, height: 1024 }, [png, jpeg]);
 
     expect([image.width, image.height]).toEqual([1536, 1024]);

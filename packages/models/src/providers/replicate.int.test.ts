@@ -19,7 +19,15 @@ beforeEach(() => {
 });
 
 const model = (overrides: Partial<ReplicateModelConfig> = {}) =>
-  createReplicateModel({ baseUrl: fake.url, apiToken: TOKEN, version: VERSION, pollIntervalMs: 20, timeoutMs: 5000, retry: { baseDelayMs: 10, maxDelayMs: 40 }, ...overrides });
+  createReplicateModel({
+    baseUrl: fake.url,
+    apiToken: TOKEN,
+    version: VERSION,
+    pollIntervalMs: 20,
+    timeoutMs: 5000,
+    retry: { baseDelayMs: 10, maxDelayMs: 40 },
+    ...overrides,
+  });
 
 const summary = () => fake.requests.map((r) => `${r.method} ${r.path.replace(/\/[0-9a-f]{26}/, '/{id}')}`);
 
@@ -33,7 +41,13 @@ describe('replicate adapter', () => {
     const px = await sharp(image.data).raw().toBuffer();
     expect({ r: px[0], g: px[1], b: px[2] }).toEqual(fakeImageColour(sent));
 
-    expect(summary()).toEqual(['POST /v1/predictions', 'GET /v1/predictions/{id}', 'GET /v1/predictions/{id}', 'GET /v1/predictions/{id}', 'GET /files/{id}.png']);
+    expect(summary()).toEqual([
+      'POST /v1/predictions',
+      'GET /v1/predictions/{id}',
+      'GET /v1/predictions/{id}',
+      'GET /v1/predictions/{id}',
+      'GET /files/{id}.png',
+    ]);
     const [create, ...polls] = fake.requests;
     expect(create.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(create.headers.prefer).toBeUndefined();
@@ -58,7 +72,10 @@ describe('replicate adapter', () => {
 
   it("passes the caller's seed and negative prompt in the prediction input", async () => {
     await model().generate({ ...request, seed: 4294967295, negativePrompt: 'no people' });
-    expect(fake.requests[0].json).toEqual({ version: VERSION, input: { prompt: request.prompt, width: 768, height: 512, seed: 4294967295, negative_prompt: 'no people' } });
+    expect(fake.requests[0].json).toEqual({
+      version: VERSION,
+      input: { prompt: request.prompt, width: 768, height: 512, seed: 4294967295, negative_prompt: 'no people' },
+    });
   });
 
   it('takes the version id out of owner/name:version', async () => {
@@ -80,7 +97,9 @@ describe('replicate adapter', () => {
     fake.setBehaviour({ outcome: 'failed', error: 'NSFW content detected. Try running it again, or try a different prompt.' });
     const failure = model().generate(request);
     await expect(failure).rejects.toBeInstanceOf(PermanentModelError);
-    await expect(failure).rejects.toThrow(/^replicate: prediction [0-9a-f]+ failed: NSFW content detected\. Try running it again, or try a different prompt\.$/);
+    await expect(failure).rejects.toThrow(
+      /^replicate: prediction [0-9a-f]+ failed: NSFW content detected\. Try running it again, or try a different prompt\.$/,
+    );
     expect(summary().filter((s) => s.startsWith('GET /files'))).toEqual([]);
   });
 
@@ -94,9 +113,21 @@ describe('replicate adapter', () => {
     fake.requests.length = 0;
     // The first poll and its first retry fail; the second retry succeeds.
     const poll = 'GET /v1/predictions/';
-    fake.setBehaviour({ pollsUntilDone: 1, failures: [{ status: 502, match: poll }, { network: true, match: poll }] });
+    fake.setBehaviour({
+      pollsUntilDone: 1,
+      failures: [
+        { status: 502, match: poll },
+        { network: true, match: poll },
+      ],
+    });
     await model().generate(request);
-    expect(summary()).toEqual(['POST /v1/predictions', 'GET /v1/predictions/{id}', 'GET /v1/predictions/{id}', 'GET /v1/predictions/{id}', 'GET /files/{id}.png']);
+    expect(summary()).toEqual([
+      'POST /v1/predictions',
+      'GET /v1/predictions/{id}',
+      'GET /v1/predictions/{id}',
+      'GET /v1/predictions/{id}',
+      'GET /files/{id}.png',
+    ]);
   });
 
   it('turns 5xx into a TransientModelError after its attempts', async () => {
@@ -137,7 +168,12 @@ describe('replicate adapter', () => {
   });
 
   it("reports progress from the prediction's logs: the sampler's bar as a fraction, else the last line", async () => {
-    const logLines = ['Using seed: 7', '  0%|          | 0/4 [00:00<?, ?it/s]', ' 50%|█████     | 2/4 [00:00<00:00, 7.50it/s]', '100%|██████████| 4/4 [00:01<00:00, 7.50it/s]'];
+    const logLines = [
+      'Using seed: 7',
+      '  0%|          | 0/4 [00:00<?, ?it/s]',
+      ' 50%|█████     | 2/4 [00:00<00:00, 7.50it/s]',
+      '100%|██████████| 4/4 [00:01<00:00, 7.50it/s]',
+    ];
     fake.setBehaviour({ pollsUntilDone: 5, logLines });
     const progress: ModelProgress[] = [];
     await model().generate({ ...request, onProgress: (p) => progress.push(p) });

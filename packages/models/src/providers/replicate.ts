@@ -62,7 +62,7 @@ export function replicateErrorMessage(body: unknown): string | undefined {
   const b = body as { detail?: unknown; title?: unknown; error?: unknown } | null;
   if (!b || typeof b !== 'object') return undefined;
   if (typeof b.detail === 'string' && b.detail) return b.detail;
-  if (Array.isArray(b.detail)) return b.detail.map((d) => (typeof d === 'string' ? d : (d as { msg?: string })?.msg ?? JSON.stringify(d))).join('; ');
+  if (Array.isArray(b.detail)) return b.detail.map((d) => (typeof d === 'string' ? d : ((d as { msg?: string })?.msg ?? JSON.stringify(d)))).join('; ');
   if (typeof b.title === 'string') return b.title;
   if (typeof b.error === 'string') return b.error;
   return undefined;
@@ -79,9 +79,15 @@ export function replicateLogProgress(logs: unknown): ModelProgress | null {
   const bar = bars.at(-1);
   if (bar) {
     const [done, total] = [Number(bar[2]), Number(bar[3])];
-    return total > 0 ? { fraction: Math.min(1, done / total), message: `step ${Math.min(done, total)}/${total}` } : { fraction: Math.min(1, Number(bar[1]) / 100) };
+    return total > 0
+      ? { fraction: Math.min(1, done / total), message: `step ${Math.min(done, total)}/${total}` }
+      : { fraction: Math.min(1, Number(bar[1]) / 100) };
   }
-  const last = logs.split(/[\r\n]+/).map((l) => l.trim()).filter(Boolean).at(-1);
+  const last = logs
+    .split(/[\r\n]+/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .at(-1);
   return last ? { message: last } : null;
 }
 
@@ -91,7 +97,12 @@ export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
   const root = apiRoot(config.baseUrl ?? 'https://api.replicate.com');
   const auth = { authorization: `Bearer ${config.apiToken}` };
   const pollIntervalMs = config.pollIntervalMs ?? 1000;
-  const callOptions = { provider: 'replicate', timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS.replicate!, retry: config.retry, errorMessage: replicateErrorMessage };
+  const callOptions = {
+    provider: 'replicate',
+    timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS.replicate!,
+    retry: config.retry,
+    errorMessage: replicateErrorMessage,
+  };
 
   const target = config.version.trim();
   if (!target || !config.apiToken) throw new Error('replicate: an API token and a model version are required');
@@ -101,7 +112,9 @@ export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
   const inputFor = (request: ModelRequest) => ({
     ...config.input,
     prompt: promptFor(request),
-    ...(config.sizeInput === 'aspect_ratio' ? { aspect_ratio: nearestAspectRatio(request.width, request.height) } : { width: request.width, height: request.height }),
+    ...(config.sizeInput === 'aspect_ratio'
+      ? { aspect_ratio: nearestAspectRatio(request.width, request.height) }
+      : { width: request.width, height: request.height }),
     seed: request.seed,
     ...(request.negativePrompt ? { negative_prompt: request.negativePrompt } : {}),
   });
@@ -140,7 +153,9 @@ export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
     name: `replicate:${target}`,
     generate: (request, signal) =>
       withCall(callOptions, signal, async (call) => {
-        const wait: Record<string, string> = config.preferWaitSeconds ? { prefer: `wait=${Math.min(60, Math.max(1, Math.round(config.preferWaitSeconds)))}` } : {};
+        const wait: Record<string, string> = config.preferWaitSeconds
+          ? { prefer: `wait=${Math.min(60, Math.max(1, Math.round(config.preferWaitSeconds)))}` }
+          : {};
         const created = parse(
           await requestJson(call, {
             url: createUrl,

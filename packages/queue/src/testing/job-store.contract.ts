@@ -62,7 +62,9 @@ export function describeJobStoreContract(name: string, makeStore: () => Promise<
       const record = sampleRecord();
       await store.create(record, 60);
       expect(await store.update(record.jobId, { status: 'processing', startedAt: '2030-01-01T00:00:01.000Z', quotaCharged: true })).toBe(true);
-      expect(await store.update(record.jobId, { status: 'completed', imageId: 'img-1', imageUrl: 'http://x/files/a.webp', completedAt: '2030-01-01T00:00:02.000Z' })).toBe(true);
+      expect(
+        await store.update(record.jobId, { status: 'completed', imageId: 'img-1', imageUrl: 'http://x/files/a.webp', completedAt: '2030-01-01T00:00:02.000Z' }),
+      ).toBe(true);
       expect(await store.get(record.jobId)).toEqual({
         ...record,
         status: 'completed',
@@ -88,7 +90,10 @@ export function describeJobStoreContract(name: string, makeStore: () => Promise<
       await store.create(record, 60);
       const cancel = { status: 'failed' as const, error: 'cancelled' };
       const complete = { status: 'completed' as const, imageId: 'img-1' };
-      const outcomes = await Promise.all([store.update(record.jobId, complete, { ifStatus: ['processing'] }), store.update(record.jobId, cancel, { ifStatus: ['queued', 'processing'] })]);
+      const outcomes = await Promise.all([
+        store.update(record.jobId, complete, { ifStatus: ['processing'] }),
+        store.update(record.jobId, cancel, { ifStatus: ['queued', 'processing'] }),
+      ]);
       expect(outcomes).toEqual([true, false]);
       expect(await store.get(record.jobId)).toEqual({ ...record, ...complete });
       // A prefix of the status does not pass ("complete" is not "completed").

@@ -39,7 +39,10 @@ export function describeQueueContract(name: string, makeQueue: (options: QueueFa
       const job = payload('once');
       await queue.enqueue(job);
       // The attempt's number and limit (an adapter that can hand jobs back adds its `handBack` signal).
-      queue.consume(async (p, a) => void calls.push([p, { attempt: a.attempt, maxAttempts: a.maxAttempts }]), { concurrency: 1, onFinalFailure: noFinalFailure });
+      queue.consume(async (p, a) => void calls.push([p, { attempt: a.attempt, maxAttempts: a.maxAttempts }]), {
+        concurrency: 1,
+        onFinalFailure: noFinalFailure,
+      });
       await waitFor(() => calls.length === 1, 'the job to run');
       await sleep(QUIET_MS);
       expect(calls).toEqual([[job, { attempt: 1, maxAttempts: 3 }]]);

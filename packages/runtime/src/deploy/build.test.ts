@@ -20,7 +20,12 @@ let work: string;
 const build = (...args: string[]) => spawnSync(process.execPath, ['scripts/build.mjs', '--outdir', out, ...args], { cwd: ROOT, encoding: 'utf8' });
 /** Plain node, no loader: what the start scripts and the images run. */
 const runBundle = (name: string, args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, ['--enable-source-maps', join(out, `${name}.js`), ...args], { cwd: work, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, encoding: 'utf8', timeout: 90_000 });
+  spawnSync(process.execPath, ['--enable-source-maps', join(out, `${name}.js`), ...args], {
+    cwd: work,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    encoding: 'utf8',
+    timeout: 90_000,
+  });
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'promptpix-build-'));
@@ -104,7 +109,15 @@ it('--if-stale rebuilds only when a source the last build read is newer than the
 
   const stampPath = join(out, 'build-inputs.json');
   const stamp = JSON.parse(readFileSync(stampPath, 'utf8'));
-  expect(stamp.inputs).toEqual(expect.arrayContaining(['apps/gateway/src/main.ts', 'packages/core/src/index.ts', 'scripts/build.mjs', 'apps/dashboard/src/main.tsx', 'apps/dashboard/scripts/build.mjs']));
+  expect(stamp.inputs).toEqual(
+    expect.arrayContaining([
+      'apps/gateway/src/main.ts',
+      'packages/core/src/index.ts',
+      'scripts/build.mjs',
+      'apps/dashboard/src/main.tsx',
+      'apps/dashboard/scripts/build.mjs',
+    ]),
+  );
   // Every input is now newer than this record says the build was.
   writeFileSync(stampPath, JSON.stringify({ ...stamp, builtAtMs: 0 }));
   const rebuilt = build('--if-stale');
@@ -127,12 +140,21 @@ it('npm start, the start:* scripts, admin and db:migrate run the bundles with pl
   // replaces npm's shell, so the signals npm forwards reach node itself.
   expect(scripts['start:worker']).toBe('MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} exec node --enable-source-maps dist/worker.js');
   // The gateway also runs under a heap limit, placed first in NODE_OPTIONS so an operator's own wins.
-  expect(scripts['start:gateway']).toBe(`MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} NODE_OPTIONS="--max-old-space-size=128 \${NODE_OPTIONS:-}" exec node --enable-source-maps dist/gateway.js`);
+  expect(scripts['start:gateway']).toBe(
+    `MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} NODE_OPTIONS="--max-old-space-size=128 \${NODE_OPTIONS:-}" exec node --enable-source-maps dist/gateway.js`,
+  );
   // The embedded server also returns freed large blocks to the system and runs under the same heap
   // limit (docs/performance.md, "The embedded default").
-  expect(scripts.start).toBe(`MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} MALLOC_MMAP_THRESHOLD_=\${MALLOC_MMAP_THRESHOLD_:-131072} MALLOC_TRIM_THRESHOLD_=\${MALLOC_TRIM_THRESHOLD_:-131072} NODE_OPTIONS="--max-old-space-size=128 \${NODE_OPTIONS:-}" exec node --enable-source-maps dist/server.js`);
-  for (const [script, bundle] of [['admin', 'admin'], ['db:migrate', 'migrate']]) expect(scripts[script]).toBe(`node --enable-source-maps dist/${bundle}.js`);
-  for (const script of ['start', 'start:gateway', 'start:worker', 'admin', 'db:migrate']) expect(scripts[`pre${script}`]).toBe('node scripts/build.mjs --if-stale');
+  expect(scripts.start).toBe(
+    `MALLOC_ARENA_MAX=\${MALLOC_ARENA_MAX:-2} MALLOC_MMAP_THRESHOLD_=\${MALLOC_MMAP_THRESHOLD_:-131072} MALLOC_TRIM_THRESHOLD_=\${MALLOC_TRIM_THRESHOLD_:-131072} NODE_OPTIONS="--max-old-space-size=128 \${NODE_OPTIONS:-}" exec node --enable-source-maps dist/server.js`,
+  );
+  for (const [script, bundle] of [
+    ['admin', 'admin'],
+    ['db:migrate', 'migrate'],
+  ])
+    expect(scripts[script]).toBe(`node --enable-source-maps dist/${bundle}.js`);
+  for (const script of ['start', 'start:gateway', 'start:worker', 'admin', 'db:migrate'])
+    expect(scripts[`pre${script}`]).toBe('node scripts/build.mjs --if-stale');
   expect(scripts.build).toBe('node scripts/build.mjs');
   expect(Object.keys(pkg.dependencies)).not.toContain('tsx');
 });
@@ -151,7 +173,9 @@ it.each([
     if (nodeOptions !== undefined) env.NODE_OPTIONS = nodeOptions;
     return Number(execFileSync('sh', ['-c', probe], { env, encoding: 'utf8' }).trim());
   };
-  const unlimited = Number(execFileSync(process.execPath, ['-e', "console.log(require('v8').getHeapStatistics().heap_size_limit / 2 ** 20)"], { encoding: 'utf8' }).trim());
+  const unlimited = Number(
+    execFileSync(process.execPath, ['-e', "console.log(require('v8').getHeapStatistics().heap_size_limit / 2 ** 20)"], { encoding: 'utf8' }).trim(),
+  );
   const byDefault = heapLimitMb();
   // The limit is the old generation plus the young generation's semi-spaces.
   expect(byDefault).toBeGreaterThanOrEqual(128);

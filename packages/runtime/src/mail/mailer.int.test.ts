@@ -20,7 +20,16 @@ function captureLogger() {
     level: 'debug',
     format: 'json',
     service: 'mail-test',
-    transports: [new winston.transports.Stream({ stream: new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) }) })],
+    transports: [
+      new winston.transports.Stream({
+        stream: new Writable({
+          write: (chunk, _e, done) => {
+            lines.push(String(chunk));
+            done();
+          },
+        }),
+      }),
+    ],
   });
   return { logger, lines };
 }

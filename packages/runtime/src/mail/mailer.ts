@@ -27,7 +27,9 @@ const once = <T>(make: () => T): (() => T) => {
 /** Sends through an SMTP relay, e.g. `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`. */
 export function createSmtpMailer(options: { smtpUrl: string; from: string }, logger: Logger): Mailer {
   // Bounded waits: an operator's approve call waits for its e-mail (nodemailer's socket default is 10 minutes).
-  const transport = once(() => loadNodemailer().createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }));
+  const transport = once(() =>
+    loadNodemailer().createTransport({ url: options.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 }),
+  );
   return {
     async send(message: MailMessage) {
       const info = await transport().sendMail({ from: options.from, ...message });

@@ -26,7 +26,16 @@ export interface FakeA1111Behaviour extends FakeBehaviour {
 const progressBody = (step: number, steps: number, stepMs: number) => ({
   progress: steps > 0 ? step / steps : 0,
   eta_relative: steps > 0 ? ((steps - step) * stepMs) / 1000 : 0,
-  state: { skipped: false, interrupted: false, job: steps > 0 ? 'txt2img' : '', job_count: steps > 0 ? 1 : 0, job_timestamp: '20261124000000', job_no: 0, sampling_step: step, sampling_steps: steps },
+  state: {
+    skipped: false,
+    interrupted: false,
+    job: steps > 0 ? 'txt2img' : '',
+    job_count: steps > 0 ? 1 : 0,
+    job_timestamp: '20261124000000',
+    job_no: 0,
+    sampling_step: step,
+    sampling_steps: steps,
+  },
   current_image: null,
   textinfo: null,
 });
@@ -52,11 +61,13 @@ export function startFakeA1111(options: FakeA1111Options = {}): Promise<FakeProv
         return sendJson(response, 401, { detail: 'Incorrect username or password' }, { 'www-authenticate': 'Basic' });
       }
       const stepMs = context.behaviour().stepMs ?? 0;
-      if (request.method === 'GET' && request.path.split('?')[0] === '/sdapi/v1/progress') return sendJson(response, 200, progressBody(sampling.step, sampling.steps, stepMs));
+      if (request.method === 'GET' && request.path.split('?')[0] === '/sdapi/v1/progress')
+        return sendJson(response, 200, progressBody(sampling.step, sampling.steps, stepMs));
       const mode = request.method === 'POST' ? /^\/sdapi\/v1\/(txt2img|img2img)$/.exec(request.path)?.[1] : undefined;
       if (!mode) return sendJson(response, 404, { detail: 'Not Found' });
       const body = request.json as Record<string, unknown> | undefined;
-      if (!body || typeof body !== 'object') return sendJson(response, 422, { detail: [{ loc: ['body'], msg: 'value is not a valid dict', type: 'type_error.dict' }] });
+      if (!body || typeof body !== 'object')
+        return sendJson(response, 422, { detail: [{ loc: ['body'], msg: 'value is not a valid dict', type: 'type_error.dict' }] });
       for (const field of ['width', 'height', 'steps', 'seed'] as const) {
         if (body[field] !== undefined && !Number.isInteger(body[field])) {
           return sendJson(response, 422, { detail: [{ loc: ['body', field], msg: 'value is not a valid integer', type: 'type_error.integer' }] });
@@ -76,9 +87,24 @@ export function startFakeA1111(options: FakeA1111Options = {}): Promise<FakeProv
       const misbehave = context.behaviour().image;
       const good = await fakeImage(prompt, misbehave?.kind === 'size' ? misbehave.width : width, misbehave?.kind === 'size' ? misbehave.height : height);
       const png =
-        misbehave?.kind === 'truncated' ? good.subarray(0, misbehave.keepBytes ?? Math.floor(good.length / 2)) : misbehave?.kind === 'bytes' ? misbehave.data : good;
+        misbehave?.kind === 'truncated'
+          ? good.subarray(0, misbehave.keepBytes ?? Math.floor(good.length / 2))
+          : misbehave?.kind === 'bytes'
+            ? misbehave.data
+            : good;
       const seed = typeof body.seed === 'number' && body.seed >= 0 ? body.seed : 1234;
-      const info = { prompt, all_prompts: [prompt], negative_prompt: body.negative_prompt ?? '', seed, all_seeds: [seed], width, height, sampler_name: body.sampler_name ?? 'Euler a', cfg_scale: body.cfg_scale ?? 7, steps: body.steps ?? 20 };
+      const info = {
+        prompt,
+        all_prompts: [prompt],
+        negative_prompt: body.negative_prompt ?? '',
+        seed,
+        all_seeds: [seed],
+        width,
+        height,
+        sampler_name: body.sampler_name ?? 'Euler a',
+        cfg_scale: body.cfg_scale ?? 7,
+        steps: body.steps ?? 20,
+      };
       const parameters = mode === 'img2img' ? { ...body, init_images: null } : body;
       sendJson(response, 200, { images: [png.toString('base64')], parameters, info: JSON.stringify(info) });
     },

@@ -52,12 +52,26 @@ export interface FakeComfyUIServer extends FakeProviderServer<FakeComfyUIBehavio
   socketsOpened(): number;
 }
 
-const NODE_CLASSES = new Set(['KSampler', 'KSamplerAdvanced', 'CheckpointLoaderSimple', 'EmptyLatentImage', 'CLIPTextEncode', 'VAEDecode', 'VAEEncode', 'SaveImage', 'PreviewImage', 'LoadImage']);
+const NODE_CLASSES = new Set([
+  'KSampler',
+  'KSamplerAdvanced',
+  'CheckpointLoaderSimple',
+  'EmptyLatentImage',
+  'CLIPTextEncode',
+  'VAEDecode',
+  'VAEEncode',
+  'SaveImage',
+  'PreviewImage',
+  'LoadImage',
+]);
 const OUTPUT_CLASSES = new Set(['SaveImage', 'PreviewImage']);
 const isLink = (v: unknown): v is [string, number] => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'number';
 
 /** ComfyUI's top-level validation error. */
-export const comfyError = (type: string, message: string, details = '', nodeErrors: unknown = {}) => ({ error: { type, message, details, extra_info: {} }, node_errors: nodeErrors });
+export const comfyError = (type: string, message: string, details = '', nodeErrors: unknown = {}) => ({
+  error: { type, message, details, extra_info: {} },
+  node_errors: nodeErrors,
+});
 
 export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
   const prompts = new Map<string, FakePrompt>();
@@ -210,7 +224,7 @@ export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
     }
     if (line === 'POST /upload/image') {
       const file = request.form?.files.find((f) => f.field === 'image');
-      if (!file || !file.filename) return void response.writeHead(400).end();
+      if (!file?.filename) return void response.writeHead(400).end();
       const field = (name: string) => request.form?.fields[name]?.[0];
       const subfolder = field('subfolder') ?? '';
       const type = field('type') ?? 'input';
@@ -218,7 +232,8 @@ export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
       const key = (n: string) => (subfolder ? `${subfolder}/${n}` : n);
       if (field('overwrite') !== 'true' && field('overwrite') !== '1') {
         const dot = name.lastIndexOf('.');
-        for (let i = 1; uploads.has(key(name)) && !uploads.get(key(name))!.equals(file.data); i++) name = `${file.filename.slice(0, dot)} (${i})${file.filename.slice(dot)}`;
+        for (let i = 1; uploads.has(key(name)) && !uploads.get(key(name))!.equals(file.data); i++)
+          name = `${file.filename.slice(0, dot)} (${i})${file.filename.slice(dot)}`;
       }
       uploads.set(key(name), file.data);
       return sendJson(response, 200, { name, subfolder, type });
@@ -247,7 +262,14 @@ export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
     const workflow = body.prompt as Workflow;
     const invalid = validate(workflow, uploads);
     if (invalid) return sendJson(response, 400, invalid);
-    const p: FakePrompt = { id: randomUUID(), number: number++, prompt: workflow, clientId: typeof body.client_id === 'string' ? body.client_id : '', state: 'pending', interrupted: false };
+    const p: FakePrompt = {
+      id: randomUUID(),
+      number: number++,
+      prompt: workflow,
+      clientId: typeof body.client_id === 'string' ? body.client_id : '',
+      state: 'pending',
+      interrupted: false,
+    };
     prompts.set(p.id, p);
     pending.push(p.id);
     sendJson(response, 200, { prompt_id: p.id, number: p.number, node_errors: {} });
@@ -258,7 +280,10 @@ export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
   const server = await startFakeProvider<FakeComfyUIBehaviour>({
     defaults: { steps: 4, stepMs: 5, websocket: 'on' },
     isApi: (r) => r.path.startsWith('/prompt') || r.path.startsWith('/history') || r.path.startsWith('/queue') || r.path.startsWith('/upload'),
-    errorBody: (status, message) => (status >= 500 ? { error: { type: 'server_error', message: message ?? 'Internal Server Error', details: '', extra_info: {} } } : comfyError('invalid_prompt', message ?? 'Bad request')),
+    errorBody: (status, message) =>
+      status >= 500
+        ? { error: { type: 'server_error', message: message ?? 'Internal Server Error', details: '', extra_info: {} } }
+        : comfyError('invalid_prompt', message ?? 'Bad request'),
     route: (request, response) => route(request, response),
     attach(http, context) {
       behaviour = context.behaviour;
@@ -317,27 +342,42 @@ function validate(workflow: unknown, uploads: Map<string, Buffer>): unknown {
   if (!workflow || typeof workflow !== 'object' || Array.isArray(workflow)) return comfyError('invalid_prompt', 'Invalid prompt: prompt must be an object', '');
   const nodes = workflow as Workflow;
   for (const [id, node] of Object.entries(nodes)) {
-    if (!node || typeof node.class_type !== 'string') return comfyError('invalid_prompt', 'Cannot execute because a node is missing the class_type property.', `Node ID '#${id}'`);
-    if (!NODE_CLASSES.has(node.class_type)) return comfyError('invalid_prompt', `Cannot execute because node ${node.class_type} does not exist.`, `Node ID '#${id}'`);
+    if (!node || typeof node.class_type !== 'string')
+      return comfyError('invalid_prompt', 'Cannot execute because a node is missing the class_type property.', `Node ID '#${id}'`);
+    if (!NODE_CLASSES.has(node.class_type))
+      return comfyError('invalid_prompt', `Cannot execute because node ${node.class_type} does not exist.`, `Node ID '#${id}'`);
   }
   const outputs = Object.keys(nodes).filter((id) => OUTPUT_CLASSES.has(String(nodes[id].class_type)));
   if (outputs.length === 0) return comfyError('prompt_no_outputs', 'Prompt has no outputs', '', []);
   const nodeErrors: Record<string, { errors: unknown[]; dependent_outputs: string[]; class_type: string }> = {};
   const fail = (id: string, type: string, message: string, details: string, input: string) => {
-    (nodeErrors[id] ??= { errors: [], dependent_outputs: outputs, class_type: String(nodes[id].class_type) }).errors.push({ type, message, details, extra_info: { input_name: input } });
+    nodeErrors[id] ??= { errors: [], dependent_outputs: outputs, class_type: String(nodes[id].class_type) };
+    nodeErrors[id].errors.push({
+      type,
+      message,
+      details,
+      extra_info: { input_name: input },
+    });
   };
   for (const [id, node] of Object.entries(nodes)) {
     for (const [input, value] of Object.entries(node.inputs ?? {})) {
       if (isLink(value) && !nodes[value[0]]) fail(id, 'exception_during_inner_validation', 'Exception when validating inner node', `'${value[0]}'`, input);
     }
-    const ints = node.class_type === 'EmptyLatentImage' ? ['width', 'height', 'batch_size'] : String(node.class_type).startsWith('KSampler') ? ['seed', 'noise_seed', 'steps'] : [];
+    const ints =
+      node.class_type === 'EmptyLatentImage'
+        ? ['width', 'height', 'batch_size']
+        : String(node.class_type).startsWith('KSampler')
+          ? ['seed', 'noise_seed', 'steps']
+          : [];
     for (const input of ints) {
       const value = node.inputs?.[input];
-      if (value !== undefined && !isLink(value) && !(Number.isInteger(value) && (value as number) >= 0)) fail(id, 'invalid_input_type', 'Failed to convert an input value to a INT value', `${input}, ${String(value)}`, input);
+      if (value !== undefined && !isLink(value) && !(Number.isInteger(value) && (value as number) >= 0))
+        fail(id, 'invalid_input_type', 'Failed to convert an input value to a INT value', `${input}, ${String(value)}`, input);
     }
     if (node.class_type === 'LoadImage') {
       const image = node.inputs?.image;
-      if (typeof image !== 'string' || !uploads.has(image)) fail(id, 'custom_validation_failed', 'Custom validation failed for node', `image - Invalid image file: ${String(image)}`, 'image');
+      if (typeof image !== 'string' || !uploads.has(image))
+        fail(id, 'custom_validation_failed', 'Custom validation failed for node', `image - Invalid image file: ${String(image)}`, 'image');
     }
   }
   if (Object.keys(nodeErrors).length > 0) return comfyError('prompt_outputs_failed_validation', 'Prompt outputs failed validation', '', nodeErrors);
@@ -346,7 +386,7 @@ function validate(workflow: unknown, uploads: Map<string, Buffer>): unknown {
 
 /** What the fake draws: the text wired to the sampler's positive input, at the latent's size (512 when it is not an empty latent). */
 function drawnBy(workflow: Workflow, sampler: string | undefined): { text: string; width: number; height: number } {
-  const inputs = sampler ? workflow[sampler].inputs ?? {} : {};
+  const inputs = sampler ? (workflow[sampler].inputs ?? {}) : {};
   const positive = isLink(inputs.positive) ? workflow[inputs.positive[0]]?.inputs?.text : undefined;
   const latent = isLink(inputs.latent_image) ? workflow[inputs.latent_image[0]]?.inputs : undefined;
   const size = (v: unknown) => (typeof v === 'number' ? v : 512);

@@ -21,7 +21,10 @@ export type FakeEmbeddingsBehaviour = FakeBehaviour;
 
 export function fakeEmbedding(text: string, dimensions: number): number[] {
   const vector = new Array<number>(dimensions).fill(0);
-  for (const word of text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2)) {
+  for (const word of text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 2)) {
     const hash = createHash('sha256').update(word).digest();
     for (let i = 0; i < 3; i++) vector[hash.readUInt16BE(i * 2) % dimensions] += hash[8 + i] & 1 ? 1 : -1;
   }
@@ -36,7 +39,8 @@ export function startFakeEmbeddings(options: FakeEmbeddingsOptions = {}): Promis
     isApi: (r) => r.path.startsWith('/v1/'),
     errorBody: (status, message) => openAIError(status, message),
     async route(request, response) {
-      if (request.method !== 'POST' || request.path !== '/v1/embeddings') return sendJson(response, 404, openAIError(404, `Invalid URL (${request.method} ${request.path})`));
+      if (request.method !== 'POST' || request.path !== '/v1/embeddings')
+        return sendJson(response, 404, openAIError(404, `Invalid URL (${request.method} ${request.path})`));
       if (options.apiKey && request.headers.authorization !== `Bearer ${options.apiKey}`) return sendJson(response, 401, openAIError(401));
       const body = request.json as { model?: unknown; input?: unknown; dimensions?: unknown; encoding_format?: unknown } | undefined;
       if (!body || typeof body !== 'object') return sendJson(response, 400, openAIError(400, 'We could not parse the JSON body of your request.'));
@@ -46,7 +50,8 @@ export function startFakeEmbeddings(options: FakeEmbeddingsOptions = {}): Promis
         return sendJson(response, 400, openAIError(400, "'input' must be a non-empty string or array of non-empty strings.", 'input'));
       }
       if (inputs.length > maxInputs) return sendJson(response, 400, openAIError(400, `'input' holds at most ${maxInputs} items.`, 'input'));
-      if (body.encoding_format !== undefined && body.encoding_format !== 'float') return sendJson(response, 400, openAIError(400, 'Only float encoding is served here.', 'encoding_format'));
+      if (body.encoding_format !== undefined && body.encoding_format !== 'float')
+        return sendJson(response, 400, openAIError(400, 'Only float encoding is served here.', 'encoding_format'));
       const dimensions = typeof body.dimensions === 'number' ? body.dimensions : (options.dimensions ?? 64);
       const tokens = inputs.reduce((sum: number, i: string) => sum + i.split(/\s+/).length, 0);
       sendJson(response, 200, {

@@ -1,4 +1,13 @@
-export { fakeImage, fakeImageColour, times, type FakeBehaviour, type FakeFailure, type FakeProviderServer, type RecordedFile, type RecordedRequest } from './server';
+export {
+  fakeImage,
+  fakeImageColour,
+  times,
+  type FakeBehaviour,
+  type FakeFailure,
+  type FakeProviderServer,
+  type RecordedFile,
+  type RecordedRequest,
+} from './server';
 export { startFakeOpenAI, openAIError, type FakeOpenAIBehaviour, type FakeOpenAIOptions } from './openai';
 export { startFakeReplicate, replicateError, type FakeReplicateBehaviour, type FakeReplicateOptions } from './replicate';
 export { startFakeA1111, a1111Error, type FakeA1111Behaviour, type FakeA1111Options } from './a1111';

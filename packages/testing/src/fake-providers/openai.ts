@@ -53,15 +53,24 @@ export function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakePr
         return sendJson(response, 401, openAIError(401, `Incorrect API key provided: ${mask(request.headers.authorization)}.`));
       }
       const fields = isGeneration ? jsonFields(request) : formFields(request);
-      if (!fields) return sendJson(response, 400, openAIError(400, isGeneration ? 'We could not parse the JSON body of your request.' : 'Expected multipart/form-data.'));
-      if (typeof fields.prompt !== 'string' || !fields.prompt) return sendJson(response, 400, openAIError(400, "Missing required parameter: 'prompt'.", 'prompt'));
+      if (!fields)
+        return sendJson(response, 400, openAIError(400, isGeneration ? 'We could not parse the JSON body of your request.' : 'Expected multipart/form-data.'));
+      if (typeof fields.prompt !== 'string' || !fields.prompt)
+        return sendJson(response, 400, openAIError(400, "Missing required parameter: 'prompt'.", 'prompt'));
       if (isEdit && (request.form?.files.length ?? 0) === 0) return sendJson(response, 400, openAIError(400, "Missing required parameter: 'image'.", 'image'));
 
       const size = String(fields.size ?? '1024x1024');
       const match = /^(\d+)x(\d+)$/.exec(size);
       if (!match || (sizes !== 'any' && !sizes.includes(size))) {
         const supported = sizes === 'any' ? 'WxH' : sizes.map((s) => `'${s}'`).join(', ');
-        return sendJson(response, 400, { error: { message: `Invalid value: '${size}'. Supported values are: ${supported}.`, type: 'invalid_request_error', param: 'size', code: 'invalid_value' } });
+        return sendJson(response, 400, {
+          error: {
+            message: `Invalid value: '${size}'. Supported values are: ${supported}.`,
+            type: 'invalid_request_error',
+            param: 'size',
+            code: 'invalid_value',
+          },
+        });
       }
       const png = await fakeImage(fields.prompt, Number(match[1]), Number(match[2]));
       const wantsUrl = context.behaviour().output === 'url' || fields.response_format === 'url';

@@ -58,7 +58,19 @@ export const replicateError = (status: number, detail?: string) => ({
   status,
 });
 
-const ASPECT: Record<string, [number, number]> = { '1:1': [1, 1], '16:9': [16, 9], '21:9': [21, 9], '3:2': [3, 2], '2:3': [2, 3], '4:5': [4, 5], '5:4': [5, 4], '3:4': [3, 4], '4:3': [4, 3], '9:16': [9, 16], '9:21': [9, 21] };
+const ASPECT: Record<string, [number, number]> = {
+  '1:1': [1, 1],
+  '16:9': [16, 9],
+  '21:9': [21, 9],
+  '3:2': [3, 2],
+  '2:3': [2, 3],
+  '4:5': [4, 5],
+  '5:4': [5, 4],
+  '3:4': [3, 4],
+  '4:3': [4, 3],
+  '9:16': [9, 16],
+  '9:21': [9, 21],
+};
 
 export function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<FakeProviderServer<FakeReplicateBehaviour>> {
   const predictions = new Map<string, FakePrediction>();
@@ -93,7 +105,7 @@ export function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<
       const file = /^\/files\/(\w+)\.png$/.exec(request.path);
       if (request.method === 'GET' && file) {
         const p = predictions.get(file[1]);
-        if (!p || p.status !== 'succeeded') return sendJson(response, 404, replicateError(404, 'Not found.'));
+        if (p?.status !== 'succeeded') return sendJson(response, 404, replicateError(404, 'Not found.'));
         const [width, height] = sizeOf(p.input);
         return sendPng(response, await fakeImage(String(p.input.prompt), width, height));
       }
@@ -107,7 +119,8 @@ export function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<
         const body = request.json as { version?: unknown; input?: Record<string, unknown> } | undefined;
         const official = request.path !== '/v1/predictions';
         if (!body || typeof body !== 'object') return sendJson(response, 400, replicateError(400, 'The request body is not valid JSON.'));
-        if (!official && (typeof body.version !== 'string' || !body.version)) return sendJson(response, 422, replicateError(422, '- version: version is required'));
+        if (!official && (typeof body.version !== 'string' || !body.version))
+          return sendJson(response, 422, replicateError(422, '- version: version is required'));
         if (!body.input || typeof body.input.prompt !== 'string') return sendJson(response, 422, replicateError(422, '- input: prompt is required'));
         const p: FakePrediction = {
           id: randomBytes(13).toString('hex'),

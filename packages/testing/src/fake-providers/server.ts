@@ -21,6 +21,7 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   /** The body parsed as JSON, when it was JSON (loosely typed, for assertions). */
+  // biome-ignore lint/suspicious/noExplicitAny: a recorded provider request's JSON, read field by field by the provider tests' assertions
   json?: any;
   /** The body of a multipart/form-data request: text fields (repeated names kept) and files. */
   form?: { fields: Record<string, string[]>; files: RecordedFile[] };
@@ -180,10 +181,14 @@ async function record(incoming: IncomingMessage): Promise<RecordedRequest> {
     const fields: Record<string, string[]> = {};
     const files: RecordedFile[] = [];
     const entries: Array<[string, FormDataEntryValue]> = [];
-    form.forEach((value, field) => entries.push([field, value]));
+    form.forEach((value, field) => {
+      entries.push([field, value]);
+    });
     for (const [field, value] of entries) {
-      if (typeof value === 'string') (fields[field] ??= []).push(value);
-      else files.push({ field, filename: value.name, type: value.type, data: Buffer.from(await value.arrayBuffer()) });
+      if (typeof value === 'string') {
+        fields[field] ??= [];
+        fields[field].push(value);
+      } else files.push({ field, filename: value.name, type: value.type, data: Buffer.from(await value.arrayBuffer()) });
     }
     recorded.form = { fields, files };
   }

@@ -2,7 +2,13 @@ import sharp from 'sharp';
 import { startTestService, type TestService } from '@promptpix/server/testing';
 import { dashboardSessionFor, type DashboardTestSession } from '../testing';
 
-const photo = async () => 'data:image/png;base64,' + (await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 255, g: 0, b: 255 } } }).png().toBuffer()).toString('base64');
+const photo = async () =>
+  'data:image/png;base64,' +
+  (
+    await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 255, g: 0, b: 255 } } })
+      .png()
+      .toBuffer()
+  ).toString('base64');
 
 describe('dashboard characters (embedded)', () => {
   let service: TestService;
@@ -19,8 +25,23 @@ describe('dashboard characters (embedded)', () => {
   it('creates characters from photos or a spec sheet, lists, patches and deletes them', async () => {
     const fromPhotos = await me.post('/dashboard/api/characters', { name: 'Mika', description: 'mascot', images: [await photo(), await photo()] });
     expect(fromPhotos.status).toBe(201);
-    expect(fromPhotos.body).toEqual({ id: expect.any(String), name: 'Mika', description: 'mascot', specSheet: null, behavior: 'match', lockedStyle: null, lockedFamily: null, referenceCount: 2, createdAt: expect.any(String) });
-    const fromSheet = await me.post('/dashboard/api/characters', { name: 'Bolt', specSheet: 'a small yellow robot', behavior: 'lock', lockedFamily: 'illustration' });
+    expect(fromPhotos.body).toEqual({
+      id: expect.any(String),
+      name: 'Mika',
+      description: 'mascot',
+      specSheet: null,
+      behavior: 'match',
+      lockedStyle: null,
+      lockedFamily: null,
+      referenceCount: 2,
+      createdAt: expect.any(String),
+    });
+    const fromSheet = await me.post('/dashboard/api/characters', {
+      name: 'Bolt',
+      specSheet: 'a small yellow robot',
+      behavior: 'lock',
+      lockedFamily: 'illustration',
+    });
     expect(fromSheet.body).toMatchObject({ specSheet: 'a small yellow robot', behavior: 'lock', lockedFamily: 'illustration', referenceCount: 0 });
 
     const list = await me.get('/dashboard/api/characters');

@@ -11,7 +11,9 @@ import { previewBodySchema } from './schemas';
 
 /** The page script's snippet (packages/embed-client/README.md): the key goes in `data-key`. */
 export const snippetTemplate = (scriptUrl: string): string =>
-  [`<script src="${scriptUrl}" data-key="{{KEY}}"></script>`, `<img data-service-prompt="a lighthouse at dusk" data-service-style="watercolor" alt="">`].join('\n');
+  [`<script src="${scriptUrl}" data-key="{{KEY}}"></script>`, `<img data-service-prompt="a lighthouse at dusk" data-service-style="watercolor" alt="">`].join(
+    '\n',
+  );
 
 /** What a page needs to embed images, and a preview resolved as the page script would. */
 export const embedRoutes = (deps: GatewayDeps) =>
@@ -19,7 +21,11 @@ export const embedRoutes = (deps: GatewayDeps) =>
     .get('/dashboard/api/embed', async (_req, res) => {
       const keys = await deps.apiKeys.listActive(signedIn(res).account.id);
       const scriptUrl = `${deps.publicBaseUrl}/service-client.js`;
-      const body: EmbedView = { scriptUrl, publishableKeys: keys.filter((k) => k.kind === 'publishable').map(keyView), snippetTemplate: snippetTemplate(scriptUrl) };
+      const body: EmbedView = {
+        scriptUrl,
+        publishableKeys: keys.filter((k) => k.kind === 'publishable').map(keyView),
+        snippetTemplate: snippetTemplate(scriptUrl),
+      };
       res.setHeader('Cache-Control', 'no-store');
       res.json(body);
     })
@@ -28,7 +34,12 @@ export const embedRoutes = (deps: GatewayDeps) =>
       const { prompt, style } = parseOrThrow(previewBodySchema, req.body);
       const { account } = signedIn(res);
       const element = embedElementSchema.parse({ id: 'preview', prompt, ...(style !== undefined && { style }) });
-      const [result] = await deps.embed.resolve({ ...account, plan: account.plan as PlanName }, [element], (error) => deps.logger.error('embed element failed', { error }), dashboardCaller(deps, account));
+      const [result] = await deps.embed.resolve(
+        { ...account, plan: account.plan as PlanName },
+        [element],
+        (error) => deps.logger.error('embed element failed', { error }),
+        dashboardCaller(deps, account),
+      );
       const body: PreviewResult = { status: result.status };
       if (result.imageUrl) body.imageUrl = result.imageUrl;
       if (result.imageId) body.imageId = result.imageId;

@@ -19,7 +19,10 @@ describe('dashboard images (embedded)', () => {
   afterAll(() => service.stop());
 
   const generate = async (key: string, body: object) => {
-    const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${key}`).send({ width: 256, height: 256, ...body });
+    const res = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${key}`)
+      .send({ width: 256, height: 256, ...body });
     expect(res.status).toBe(202);
     const job = await service.waitForJob(res.body.jobId, key);
     expect(job.status).toBe('completed');
@@ -66,7 +69,11 @@ describe('dashboard images (embedded)', () => {
     // Dates are UTC days, both ends included; instants (the browser's local midnights) are taken as given.
     const createdAt = (id: string) => all.body.images.find((i: { id: string }) => i.id === id).createdAt as string;
     const ids = async (query: string) => (await me.get(`/dashboard/api/images?${query}`)).body.images.map((i: { id: string }) => i.id);
-    expect(await ids(`from=${createdAt(first.imageId).slice(0, 10)}&to=${createdAt(third.imageId).slice(0, 10)}`)).toEqual([third.imageId, second.imageId, first.imageId]);
+    expect(await ids(`from=${createdAt(first.imageId).slice(0, 10)}&to=${createdAt(third.imageId).slice(0, 10)}`)).toEqual([
+      third.imageId,
+      second.imageId,
+      first.imageId,
+    ]);
     expect(await ids('to=2000-01-01')).toEqual([]);
     const inOffset = (iso: string, ms: number) => encodeURIComponent(new Date(Date.parse(iso) + ms).toISOString().replace('Z', '+00:00'));
     expect(await ids(`from=${inOffset(createdAt(second.imageId), 0)}&to=${inOffset(createdAt(third.imageId), 0)}`)).toEqual([second.imageId]);
@@ -110,7 +117,12 @@ describe('dashboard images (embedded)', () => {
     const list = await me.get('/dashboard/api/images?q=variant');
     expect(list.body.images.map((i: { id: string }) => i.id)).toEqual([original.imageId]);
 
-    for (const path of [`/dashboard/api/images/${original.imageId}`, `/dashboard/api/images/${original.imageId}/pin`, `/dashboard/api/images/${original.imageId}/regenerate`, `/dashboard/api/images/${original.imageId}/permalink`]) {
+    for (const path of [
+      `/dashboard/api/images/${original.imageId}`,
+      `/dashboard/api/images/${original.imageId}/pin`,
+      `/dashboard/api/images/${original.imageId}/regenerate`,
+      `/dashboard/api/images/${original.imageId}/permalink`,
+    ]) {
       const res = path.endsWith(original.imageId) ? await them.get(path) : await them.post(path, { name: 'stolen' });
       expect(res.status).toBe(404);
     }
@@ -202,7 +214,15 @@ describe('dashboard images (embedded)', () => {
     expect(job.seed).not.toBe(original.seed);
 
     const detail = (await me.get(`/dashboard/api/images/${job.imageId}`)).body;
-    expect(detail).toMatchObject({ prompt: 'a regenerated castle', style: 'watercolor', negativePrompt: 'fog', format: 'png', width: 256, height: 256, permalinks: ['castle'] });
+    expect(detail).toMatchObject({
+      prompt: 'a regenerated castle',
+      style: 'watercolor',
+      negativePrompt: 'fog',
+      format: 'png',
+      width: 256,
+      height: 256,
+      permalinks: ['castle'],
+    });
     expect((await me.get('/dashboard/api/usage')).body.quota.used).toBe(before + 1);
     // The job view is the public API's, and only for its own account.
     const publicJob = await request(service.baseUrl).get(`/api/v1/job/${accepted.body.jobId}`).set('Authorization', `Bearer ${account.secretKey}`);

@@ -55,11 +55,18 @@ async function detailOf(deps: GatewayDeps, accountId: string, id: string): Promi
   const image = await ownImage(deps, accountId, id);
   const variants = await deps.images.variantsOf(image.id, accountId);
   return {
-    ...summaryOf(deps, image, image.permalinks.map((p) => p.permalink.name)),
+    ...summaryOf(
+      deps,
+      image,
+      image.permalinks.map((p) => p.permalink.name),
+    ),
     negativePrompt: image.negativePrompt,
     seed: image.seed.toString(),
     characterId: image.characterId,
-    downloads: [downloadOf(deps, image, 'Original'), ...variants.map((v) => downloadOf(deps, v, `${v.width}×${v.height} ${FORMAT_LABEL[v.format] ?? v.format.toUpperCase()}`))],
+    downloads: [
+      downloadOf(deps, image, 'Original'),
+      ...variants.map((v) => downloadOf(deps, v, `${v.width}×${v.height} ${FORMAT_LABEL[v.format] ?? v.format.toUpperCase()}`)),
+    ],
   };
 }
 
@@ -78,7 +85,13 @@ export function imageRoutes(deps: GatewayDeps) {
     const { images, hasMore } = await deps.images.listForAccount({ accountId: account.id, ...query });
     const last = images.at(-1);
     const page: ImagePage = {
-      images: images.map((image) => summaryOf(deps, image, image.permalinks.map((p) => p.permalink.name))),
+      images: images.map((image) =>
+        summaryOf(
+          deps,
+          image,
+          image.permalinks.map((p) => p.permalink.name),
+        ),
+      ),
       nextCursor: hasMore && last ? encodeCursor(last) : null,
     };
     res.setHeader('Cache-Control', 'no-store');
@@ -113,20 +126,24 @@ export function imageRoutes(deps: GatewayDeps) {
   router.post('/dashboard/api/images/:id/regenerate', async (req, res) => {
     const { account } = signedIn(res);
     const image = await ownImage(deps, account.id, req.params.id);
-    const request = await checkedGenerationRequest(deps, { id: account.id, plan: account.plan as PlanName }, {
-      prompt: image.prompt,
-      style: image.style ?? undefined,
-      strength: image.strength,
-      character: image.characterId ?? undefined,
-      width: image.width,
-      height: image.height,
-      format: image.format as Format,
-      ageBucket: (image.ageBucket ?? undefined) as 'kids' | 'bigkids' | 'adults' | undefined,
-      seed: randomInt(2 ** 32),
-      negativePrompt: image.negativePrompt ?? undefined,
-      // Made by the model that made the original (a 400 naming `model` if it is no longer served).
-      model: image.model ?? undefined,
-    });
+    const request = await checkedGenerationRequest(
+      deps,
+      { id: account.id, plan: account.plan as PlanName },
+      {
+        prompt: image.prompt,
+        style: image.style ?? undefined,
+        strength: image.strength,
+        character: image.characterId ?? undefined,
+        width: image.width,
+        height: image.height,
+        format: image.format as Format,
+        ageBucket: (image.ageBucket ?? undefined) as 'kids' | 'bigkids' | 'adults' | undefined,
+        seed: randomInt(2 ** 32),
+        negativePrompt: image.negativePrompt ?? undefined,
+        // Made by the model that made the original (a 400 naming `model` if it is no longer served).
+        model: image.model ?? undefined,
+      },
+    );
     const permalinkIds = image.permalinks.map((p) => p.permalinkId);
     const { job } = await deps.generations.start(account, request, { caller: dashboardCaller(deps, account), addToPermalinks: permalinkIds });
     // A stored image under the same seed answered at once: no worker will add it, so add it here.

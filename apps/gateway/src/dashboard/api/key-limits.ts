@@ -39,7 +39,7 @@ async function limitsView(deps: GatewayDeps, row: Row): Promise<KeyLimitsView> {
 /** Budgets and signed mode apply to publishable keys only; anything else of the account is a 404 here. */
 async function publishableKeyOf(deps: GatewayDeps, accountId: string, id: string): Promise<Row> {
   const row = isUuid(id) ? (await deps.apiKeys.listActive(accountId)).find((k) => k.id === id) : undefined;
-  if (!row || row.kind !== 'publishable') throw new AppError('not_found', 'Key not found');
+  if (row?.kind !== 'publishable') throw new AppError('not_found', 'Key not found');
   return row;
 }
 

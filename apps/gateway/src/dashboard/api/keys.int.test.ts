@@ -23,7 +23,15 @@ describe('dashboard keys (embedded)', () => {
     expect(before.status).toBe(200);
     expect(before.body.keys).toHaveLength(2);
     const secret = before.body.keys.find((k: { id: string }) => k.id === account.secretKeyId);
-    expect(secret).toEqual({ id: account.secretKeyId, kind: 'secret', name: 'server', prefix: expect.any(String), domains: [], createdAt: expect.any(String), lastUsedAt: null });
+    expect(secret).toEqual({
+      id: account.secretKeyId,
+      kind: 'secret',
+      name: 'server',
+      prefix: expect.any(String),
+      domains: [],
+      createdAt: expect.any(String),
+      lastUsedAt: null,
+    });
     expect(account.secretKey.startsWith(secret.prefix)).toBe(true);
     expect(JSON.stringify(before.body)).not.toContain(account.secretKey);
 
@@ -81,13 +89,23 @@ describe('dashboard keys (embedded)', () => {
     const owner = await dashboardSessionFor(service, site.handle);
     const limits = await owner.get(`/dashboard/api/keys/${site.publishableKeyId}/limits`);
     expect(limits.status).toBe(200);
-    expect(limits.body).toMatchObject({ id: site.publishableKeyId, budgetKeyPerDay: null, defaults: { budgetClientPerHour: 30, budgetClientPerDay: 100, budgetKeyPerHour: 100, budgetKeyPerDay: 300 }, signedPrompts: false, budgetHitAt: null });
+    expect(limits.body).toMatchObject({
+      id: site.publishableKeyId,
+      budgetKeyPerDay: null,
+      defaults: { budgetClientPerHour: 30, budgetClientPerDay: 100, budgetKeyPerHour: 100, budgetKeyPerDay: 300 },
+      signedPrompts: false,
+      budgetHitAt: null,
+    });
     expect(limits.body.signingSecret).toMatch(/^pks_/);
     expect(limits.body.freshByDay).toHaveLength(7);
     expect(limits.body.freshByDay[6]).toEqual({ date: new Date().toISOString().slice(0, 10), count: 0 });
 
     // Two fresh generations through the page's key count for today; a cache hit does not.
-    const resolve = (prompt: string) => request(service.baseUrl).post('/api/v1/embed/resolve').set('Authorization', `Bearer ${site.publishableKey}`).send({ elements: [{ id: 'a', prompt, width: 256, height: 256 }] });
+    const resolve = (prompt: string) =>
+      request(service.baseUrl)
+        .post('/api/v1/embed/resolve')
+        .set('Authorization', `Bearer ${site.publishableKey}`)
+        .send({ elements: [{ id: 'a', prompt, width: 256, height: 256 }] });
     const first = await resolve('a counted fox');
     expect(first.body.results[0].status).toBe('generating');
     await service.waitForJob(first.body.results[0].jobId, site.publishableKey);
@@ -109,7 +127,9 @@ describe('dashboard keys (embedded)', () => {
     }
     expect(Date.now() - Date.parse(hit!)).toBeLessThan(60_000);
 
-    expect((await owner.patch(`/dashboard/api/keys/${site.publishableKeyId}/limits`, { budgetClientPerHour: 1.5 })).body.details.fieldErrors).toHaveProperty('budgetClientPerHour');
+    expect((await owner.patch(`/dashboard/api/keys/${site.publishableKeyId}/limits`, { budgetClientPerHour: 1.5 })).body.details.fieldErrors).toHaveProperty(
+      'budgetClientPerHour',
+    );
     // Secret keys have no budgets; another account's key is not there at all.
     expect((await owner.get(`/dashboard/api/keys/${site.secretKeyId}/limits`)).status).toBe(404);
     expect((await them.patch(`/dashboard/api/keys/${site.publishableKeyId}/limits`, { budgetKeyPerDay: 1000 })).status).toBe(404);

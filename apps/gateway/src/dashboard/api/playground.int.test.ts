@@ -7,7 +7,14 @@ const statusEvents = (text: string) =>
   text
     .split('\n\n')
     .filter((frame) => frame.includes('event: status'))
-    .map((frame) => JSON.parse(frame.split('\n').find((line) => line.startsWith('data: '))!.slice(6)));
+    .map((frame) =>
+      JSON.parse(
+        frame
+          .split('\n')
+          .find((line) => line.startsWith('data: '))!
+          .slice(6),
+      ),
+    );
 
 describe.each(SHAPES)('dashboard playground (%s)', (shape) => {
   let service: TestService;
@@ -28,11 +35,14 @@ describe.each(SHAPES)('dashboard playground (%s)', (shape) => {
     expect(first.body).toEqual({ mode: 'generate', jobId: expect.any(String), quota: { used: 1, limit: 100, resetAt: expect.any(String) } });
     expect(first.headers['x-ratelimit-limit']).toBe('30');
 
-    const stream = await me.get(`/dashboard/api/jobs/${first.body.jobId}/events`).buffer(true).parse((res, done) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk));
-      res.on('end', () => done(null, text));
-    });
+    const stream = await me
+      .get(`/dashboard/api/jobs/${first.body.jobId}/events`)
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk));
+        res.on('end', () => done(null, text));
+      });
     expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
     const events = statusEvents(stream.body as string);
     const last = events.at(-1);
@@ -42,7 +52,15 @@ describe.each(SHAPES)('dashboard playground (%s)', (shape) => {
     const viaPublic = await request(service.baseUrl).get(`/api/v1/job/${first.body.jobId}`).set('Authorization', `Bearer ${account.secretKey}`);
     expect(viaPublic.body.imageId).toBe(last.imageId);
     const detail = await me.get(`/dashboard/api/images/${last.imageId}`);
-    expect(detail.body).toMatchObject({ prompt: 'a playground lantern', style: 'watercolor', width: 512, height: 384, format: 'png', seed: '7', negativePrompt: 'text' });
+    expect(detail.body).toMatchObject({
+      prompt: 'a playground lantern',
+      style: 'watercolor',
+      width: 512,
+      height: 384,
+      format: 'png',
+      seed: '7',
+      negativePrompt: 'text',
+    });
 
     const again = await me.post('/dashboard/api/playground', body);
     expect(again.status).toBe(202);
@@ -55,7 +73,14 @@ describe.each(SHAPES)('dashboard playground (%s)', (shape) => {
     // The lantern above is in the library at once (LIBRARY_DELAY_SECONDS=0).
     const res = await me.post('/dashboard/api/playground', { prompt: 'a playground lantern', style: 'watercolor', mode: 'instant' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ mode: 'instant', status: 'completed', imageUrl: expect.any(String), imageId: expect.any(String), match: 'exact', matchScore: 1 });
+    expect(res.body).toMatchObject({
+      mode: 'instant',
+      status: 'completed',
+      imageUrl: expect.any(String),
+      imageId: expect.any(String),
+      match: 'exact',
+      matchScore: 1,
+    });
     expect((await me.get('/dashboard/api/usage')).body.quota.used).toBe(1);
     const nothing = await me.post('/dashboard/api/playground', { prompt: 'zzzz qqqq xxxx', mode: 'instant' });
     expect(nothing.status).toBe(404);

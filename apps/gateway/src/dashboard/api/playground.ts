@@ -30,7 +30,13 @@ export const playgroundRoutes = (deps: GatewayDeps) =>
         return void res.json(match);
       }
       const { quota, job } = outcome;
-      const accepted: PlaygroundAccepted = { mode: 'generate', jobId: job.jobId, quota: { used: quota.used, limit: quota.limit, resetAt: quota.resetAt.toISOString() } };
+      const accepted: PlaygroundAccepted = {
+        mode: 'generate',
+        jobId: job.jobId,
+        quota: { used: quota.used, limit: quota.limit, resetAt: quota.resetAt.toISOString() },
+      };
       res.status(202).json(accepted);
     })
-    .get('/dashboard/api/jobs/:jobId/events', (req, res) => serveJobEvents(deps, req, res, req.params.jobId, { accountId: signedIn(res).account.id, keyId: null }));
+    .get('/dashboard/api/jobs/:jobId/events', (req, res) =>
+      serveJobEvents(deps, req, res, req.params.jobId, { accountId: signedIn(res).account.id, keyId: null }),
+    );

@@ -13,5 +13,16 @@ import { failedJobRoutes } from './failed-jobs';
 
 /** The signed-in JSON API (see @promptpix/contracts, dashboard.ts); mounted behind session, CSRF and approval checks. */
 export function dashboardApiRoutes(deps: GatewayDeps) {
-  return Router().use(imageRoutes(deps), permalinkRoutes(deps), keyRoutes(deps), keyLimitRoutes(deps), characterRoutes(deps), styleRoutes(deps), usageRoutes(deps), embedRoutes(deps), playgroundRoutes(deps), failedJobRoutes(deps));
+  return Router().use(
+    imageRoutes(deps),
+    permalinkRoutes(deps),
+    keyRoutes(deps),
+    keyLimitRoutes(deps),
+    characterRoutes(deps),
+    styleRoutes(deps),
+    usageRoutes(deps),
+    embedRoutes(deps),
+    playgroundRoutes(deps),
+    failedJobRoutes(deps),
+  );
 }

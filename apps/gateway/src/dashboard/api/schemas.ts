@@ -34,7 +34,12 @@ export const imageListQuerySchema = z
         return cursor;
       })
       .optional(),
-    limit: z.coerce.number({ error: 'Expected an integer' }).int({ error: 'Expected an integer' }).min(1, { error: 'Must be between 1 and 100' }).max(100, { error: 'Must be between 1 and 100' }).default(24),
+    limit: z.coerce
+      .number({ error: 'Expected an integer' })
+      .int({ error: 'Expected an integer' })
+      .min(1, { error: 'Must be between 1 and 100' })
+      .max(100, { error: 'Must be between 1 and 100' })
+      .default(24),
   })
   .refine((q) => !q.from || !q.to || q.from < q.to, { error: 'Must not be before from', path: ['to'] });
 
@@ -59,7 +64,12 @@ export const patchStyleBodySchema = createStyleSchema
 
 /** GET /dashboard/api/usage(.csv). */
 export const usageQuerySchema = z.object({
-  days: z.coerce.number({ error: 'Expected an integer' }).int({ error: 'Expected an integer' }).min(1, { error: 'Must be between 1 and 366' }).max(366, { error: 'Must be between 1 and 366' }).default(30),
+  days: z.coerce
+    .number({ error: 'Expected an integer' })
+    .int({ error: 'Expected an integer' })
+    .min(1, { error: 'Must be between 1 and 366' })
+    .max(366, { error: 'Must be between 1 and 366' })
+    .default(30),
 });
 
 /** POST /dashboard/api/preview: the public generate's prompt and style rules. */

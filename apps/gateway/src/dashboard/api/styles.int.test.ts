@@ -21,27 +21,56 @@ describe('dashboard styles (embedded)', () => {
     const res = await me.get('/dashboard/api/styles');
     expect(res.status).toBe(200);
     expect(res.body.presets).toHaveLength(STYLE_PRESETS.length);
-    expect(res.body.presets[0]).toEqual({ id: expect.any(String), name: expect.any(String), description: expect.anything(), tags: expect.any(Array), category: expect.any(String), tier: expect.any(String), previewUrl: null, locked: expect.any(Boolean) });
+    expect(res.body.presets[0]).toEqual({
+      id: expect.any(String),
+      name: expect.any(String),
+      description: expect.anything(),
+      tags: expect.any(Array),
+      category: expect.any(String),
+      tier: expect.any(String),
+      previewUrl: null,
+      locked: expect.any(Boolean),
+    });
     for (const p of res.body.presets) expect(p.locked).toBe(!tierAllows('free', p.tier));
     expect(res.body.visualFamilies).toContain('illustration');
     expect(res.body.own).toEqual([]);
 
     const locked = res.body.presets.find((p: { locked: boolean }) => p.locked);
     const open = res.body.presets.find((p: { locked: boolean }) => !p.locked);
-    const generate = (style: string) => request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'x', style, width: 256, height: 256 });
+    const generate = (style: string) =>
+      request(service.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${account.secretKey}`)
+        .send({ prompt: 'x', style, width: 256, height: 256 });
     expect((await generate(locked.id)).status).toBe(403);
     expect((await generate(open.id)).status).toBe(202);
   });
 
   it('creates, patches and deletes own styles; they can be generated with', async () => {
-    const created = await me.post('/dashboard/api/styles', { name: 'House look', tags: ['brand'], baseStyle: 'watercolor', promptTemplate: '{prompt}, pastel' });
+    const created = await me.post('/dashboard/api/styles', {
+      name: 'House look',
+      tags: ['brand'],
+      baseStyle: 'watercolor',
+      promptTemplate: '{prompt}, pastel',
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(String), name: 'House look', description: null, tags: ['brand'], baseStyle: 'watercolor', promptTemplate: '{prompt}, pastel', createdAt: expect.any(String) });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name: 'House look',
+      description: null,
+      tags: ['brand'],
+      baseStyle: 'watercolor',
+      promptTemplate: '{prompt}, pastel',
+      createdAt: expect.any(String),
+    });
     const patched = await me.patch(`/dashboard/api/styles/${created.body.id}`, { description: 'ours' });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'House look', description: 'ours', tags: ['brand'] });
     expect((await me.get('/dashboard/api/styles')).body.own.map((s: { id: string }) => s.id)).toEqual([created.body.id]);
-    const generated = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'x', style: created.body.id, width: 256, height: 256 });
+    const generated = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt: 'x', style: created.body.id, width: 256, height: 256 });
     expect(generated.status).toBe(202);
     expect((await me.delete(`/dashboard/api/styles/${created.body.id}`)).status).toBe(204);
     expect((await me.get('/dashboard/api/styles')).body.own).toEqual([]);

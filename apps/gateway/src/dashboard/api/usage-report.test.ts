@@ -22,7 +22,15 @@ describe('usageDates', () => {
 describe('usageDays and usageCsv', () => {
   const dates = ['2026-03-08', '2026-03-09', '2026-03-10'];
   it.each([
-    ['no events: every day zero', [], [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]],
+    [
+      'no events: every day zero',
+      [],
+      [
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+      ],
+    ],
     [
       'each type to its column',
       [
@@ -31,9 +39,21 @@ describe('usageDays and usageCsv', () => {
         { day: '2026-03-10', eventType: 'impression' as const, count: 7 },
         { day: '2026-03-08', eventType: 'click' as const, count: 1 },
       ],
-      [[0, 0, 0, 1], [3, 2, 0, 0], [0, 0, 7, 0]],
+      [
+        [0, 0, 0, 1],
+        [3, 2, 0, 0],
+        [0, 0, 7, 0],
+      ],
     ],
-    ['days outside the range are ignored', [{ day: '2026-03-11', eventType: 'generate' as const, count: 9 }], [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]],
+    [
+      'days outside the range are ignored',
+      [{ day: '2026-03-11', eventType: 'generate' as const, count: 9 }],
+      [
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+      ],
+    ],
   ])('%s', (_name, counts, expected) => {
     const days = usageDays(dates, counts);
     expect(days.map((d) => d.date)).toEqual(dates);

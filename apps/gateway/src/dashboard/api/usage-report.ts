@@ -39,4 +39,4 @@ export const USAGE_CSV_HEADER = 'date,generations,cache_hits,impressions,clicks'
 
 /** The CSV export of the same days: a header line, then one line per day (CRLF-free, trailing newline). */
 export const usageCsv = (days: UsageDay[]): string =>
-  [USAGE_CSV_HEADER, ...days.map((d) => `${d.date},${d.generations},${d.cacheHits},${d.impressions},${d.clicks}`)].join('\n') + '\n';
+  `${[USAGE_CSV_HEADER, ...days.map((d) => `${d.date},${d.generations},${d.cacheHits},${d.impressions},${d.clicks}`)].join('\n')}\n`;

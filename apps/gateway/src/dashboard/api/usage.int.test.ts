@@ -15,7 +15,10 @@ describe('dashboard usage (embedded)', () => {
   afterAll(() => service.stop());
 
   const generate = async (prompt: string) => {
-    const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, width: 256, height: 256 });
+    const res = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt, width: 256, height: 256 });
     return { ...(await service.waitForJob(res.body.jobId, account.secretKey)), quotaUsed: res.headers['x-quota-used'] };
   };
 

@@ -14,7 +14,11 @@ interface MailAccount {
 }
 
 /** A fresh one-time sign-in link for the account, good for `minutes`: its URL and expiry. */
-export async function issueSignInLink(deps: Omit<SignInMailDeps, 'mailer'>, account: Pick<MailAccount, 'id'>, minutes: number): Promise<{ url: string; expiresAt: Date }> {
+export async function issueSignInLink(
+  deps: Omit<SignInMailDeps, 'mailer'>,
+  account: Pick<MailAccount, 'id'>,
+  minutes: number,
+): Promise<{ url: string; expiresAt: Date }> {
   const now = deps.now();
   const link = await deps.signInLinks.create(account.id, new Date(now.getTime() + minutes * MINUTE_MS), now);
   return { url: signInUrl(deps.publicBaseUrl, link.token), expiresAt: link.expiresAt };

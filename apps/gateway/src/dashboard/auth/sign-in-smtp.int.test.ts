@@ -16,7 +16,8 @@ describe('dashboard sign-in mail over SMTP (production)', () => {
       disabledCommands: ['STARTTLS'],
       allowInsecureAuth: true,
       logger: false,
-      onAuth: (auth, _session, done) => (auth.username === 'relay' && auth.password === 'secret-pass' ? done(null, { user: 'relay' }) : done(new Error('bad credentials'))),
+      onAuth: (auth, _session, done) =>
+        auth.username === 'relay' && auth.password === 'secret-pass' ? done(null, { user: 'relay' }) : done(new Error('bad credentials')),
       onData(stream, _session, done) {
         simpleParser(stream).then((mail) => {
           inbox.push(mail);
@@ -26,7 +27,11 @@ describe('dashboard sign-in mail over SMTP (production)', () => {
     });
     await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
     const port = (smtp.server.address() as AddressInfo).port;
-    service = await startTestService('production', { SMTP_URL: `smtp://relay:secret-pass@127.0.0.1:${port}`, MAIL_FROM: 'PromptPix <pix@example.com>', DASHBOARD_SECURE_COOKIE: 'on' }, { worker: false });
+    service = await startTestService(
+      'production',
+      { SMTP_URL: `smtp://relay:secret-pass@127.0.0.1:${port}`, MAIL_FROM: 'PromptPix <pix@example.com>', DASHBOARD_SECURE_COOKIE: 'on' },
+      { worker: false },
+    );
   });
   afterAll(async () => {
     await service.stop();
@@ -46,7 +51,9 @@ describe('dashboard sign-in mail over SMTP (production)', () => {
     const link = signInLinkOf({ text: mail.text ?? '' })!;
     expect(link.startsWith(`${service.baseUrl}/dashboard/sign-in#token=`)).toBe(true);
 
-    const res = await request(service.baseUrl).post('/dashboard/api/sign-in/confirm').send({ token: tokenOfLink(link) });
+    const res = await request(service.baseUrl)
+      .post('/dashboard/api/sign-in/confirm')
+      .send({ token: tokenOfLink(link) });
     expect(res.status).toBe(200);
     const cookie = ([] as string[]).concat(res.headers['set-cookie']).find((c) => c.startsWith('pp_session='))!;
     expect(cookie).toMatch(/; Secure/);
@@ -62,7 +69,9 @@ describe('dashboard sign-in mail over SMTP (production)', () => {
     while (!inbox.some((m) => m.subject === 'Your PromptPix sign-in link') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     const mail = inbox.find((m) => m.subject === 'Your PromptPix sign-in link')!;
     expect(mail.text).toContain('expires in 15 minutes');
-    const res = await request(service.baseUrl).post('/dashboard/api/sign-in/confirm').send({ token: tokenOfLink(signInLinkOf({ text: mail.text ?? '' })!) });
+    const res = await request(service.baseUrl)
+      .post('/dashboard/api/sign-in/confirm')
+      .send({ token: tokenOfLink(signInLinkOf({ text: mail.text ?? '' })!) });
     expect(res.body.account).toMatchObject({ handle: 'smtp-user', status: 'approved' });
   });
 

@@ -267,7 +267,11 @@ describe('dashboard sign-in by e-mailed link (embedded)', () => {
     // Behind a trusted proxy, so each case has a client IP of its own that no other test used.
     const proxied = await startTestService('embedded', { TRUST_PROXY: 'loopback' }, { worker: false });
     try {
-      const signIn = (ip: string, i: number) => request(proxied.baseUrl).post('/dashboard/api/sign-in').set('X-Forwarded-For', ip).send({ email: `probe-${i}@example.com` });
+      const signIn = (ip: string, i: number) =>
+        request(proxied.baseUrl)
+          .post('/dashboard/api/sign-in')
+          .set('X-Forwarded-For', ip)
+          .send({ email: `probe-${i}@example.com` });
       for (let i = 0; i < SIGN_IN_PER_IP; i++) expect((await signIn('203.0.113.7', i)).status).toBe(202);
       const refused = await signIn('203.0.113.7', SIGN_IN_PER_IP);
       expect(refused.status).toBe(429);

@@ -38,7 +38,9 @@ const CONTENT_TYPES: Record<string, string> = {
 
 export class DashboardNotBuiltError extends Error {
   constructor(dir: string, cause: unknown) {
-    super(`the dashboard's built files are missing or unreadable in ${dir} (${(cause as Error).message}); run \`npm run build\` (npm install runs it too)`, { cause });
+    super(`the dashboard's built files are missing or unreadable in ${dir} (${(cause as Error).message}); run \`npm run build\` (npm install runs it too)`, {
+      cause,
+    });
   }
 }
 

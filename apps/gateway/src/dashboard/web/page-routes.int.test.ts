@@ -36,27 +36,45 @@ const raw = (url: string, headers: Record<string, string>) =>
   });
 
 describe('the dashboard app shell', () => {
-  it.each(['/dashboard', '/dashboard/', '/dashboard/sign-in', '/dashboard/images', '/dashboard/images/abc123', '/dashboard/keys', '/dashboard/usage'])('GET %s serves the shell with a strict CSP, not cached', async (path) => {
-    const res = await request(service.baseUrl).get(path);
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^text\/html/);
-    expect(res.headers['cache-control']).toBe('no-store');
-    const csp = res.headers['content-security-policy'];
-    for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"]) expect(csp).toContain(directive);
-    expect(csp).toMatch(/img-src 'self' data: blob:/);
-    expect(csp).not.toContain('unsafe-inline');
-    expect(res.text).toContain('<div id="app">');
-    expect(res.text).toMatch(/<script defer src="\/dashboard\/assets\/app\.[0-9a-f]{16}\.js"><\/script>/);
-    expect(res.text).toMatch(/<link rel="stylesheet" href="\/dashboard\/assets\/app\.[0-9a-f]{16}\.css">/);
-    // No inline script or style: the CSP would block them.
-    expect(res.text).not.toMatch(/<script>(?!<)/);
-    expect(res.text).not.toMatch(/<style|style="/);
-  });
+  it.each(['/dashboard', '/dashboard/', '/dashboard/sign-in', '/dashboard/images', '/dashboard/images/abc123', '/dashboard/keys', '/dashboard/usage'])(
+    'GET %s serves the shell with a strict CSP, not cached',
+    async (path) => {
+      const res = await request(service.baseUrl).get(path);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['cache-control']).toBe('no-store');
+      const csp = res.headers['content-security-policy'];
+      for (const directive of [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+      ])
+        expect(csp).toContain(directive);
+      expect(csp).toMatch(/img-src 'self' data: blob:/);
+      expect(csp).not.toContain('unsafe-inline');
+      expect(res.text).toContain('<div id="app">');
+      expect(res.text).toMatch(/<script defer src="\/dashboard\/assets\/app\.[0-9a-f]{16}\.js"><\/script>/);
+      expect(res.text).toMatch(/<link rel="stylesheet" href="\/dashboard\/assets\/app\.[0-9a-f]{16}\.css">/);
+      // No inline script or style: the CSP would block them.
+      expect(res.text).not.toMatch(/<script>(?!<)/);
+      expect(res.text).not.toMatch(/<style|style="/);
+    },
+  );
 
   it('adds the storage origin to img-src when images are served from another host', () => {
-    const csp = dashboardCsp({ publicBaseUrl: 'https://pix.example.com', storage: { publicUrl: (k: string) => `https://bucket.s3.example.net/images/${k}` } as never });
+    const csp = dashboardCsp({
+      publicBaseUrl: 'https://pix.example.com',
+      storage: { publicUrl: (k: string) => `https://bucket.s3.example.net/images/${k}` } as never,
+    });
     expect(csp).toContain("img-src 'self' data: blob: https://bucket.s3.example.net;");
-    const same = dashboardCsp({ publicBaseUrl: 'https://pix.example.com', storage: { publicUrl: (k: string) => `https://pix.example.com/files/${k}` } as never });
+    const same = dashboardCsp({
+      publicBaseUrl: 'https://pix.example.com',
+      storage: { publicUrl: (k: string) => `https://pix.example.com/files/${k}` } as never,
+    });
     expect(same).toContain("img-src 'self' data: blob:;");
   });
 
@@ -124,7 +142,9 @@ describe.each([
   });
 
   it('has no source of its own at another host', async () => {
-    const res = await request(service.baseUrl).get(await linked()).set('Accept-Encoding', 'identity');
+    const res = await request(service.baseUrl)
+      .get(await linked())
+      .set('Accept-Encoding', 'identity');
     expect(res.text).not.toMatch(/https?:\/\/(?!www\.w3\.org)[a-z0-9.-]+\.[a-z]{2,}\//i);
   });
 });
@@ -133,9 +153,12 @@ describe('without the built files', () => {
   it('the gateway stops at start, naming the command that makes them', () => {
     const empty = mkdtempSync(join(tmpdir(), 'promptpix-no-dashboard-'));
     try {
-      expect(() => dashboardPageRoutes({ publicBaseUrl: 'https://pix.example.com', storage: { publicUrl: (k: string) => `https://pix.example.com/files/${k}` } as never }, empty)).toThrow(
-        /dashboard's built files are missing .*manifest\.json.*run `npm run build`/,
-      );
+      expect(() =>
+        dashboardPageRoutes(
+          { publicBaseUrl: 'https://pix.example.com', storage: { publicUrl: (k: string) => `https://pix.example.com/files/${k}` } as never },
+          empty,
+        ),
+      ).toThrow(/dashboard's built files are missing .*manifest\.json.*run `npm run build`/);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

@@ -54,7 +54,8 @@ const shell = (jsFile: string, cssFile: string) => `<!doctype html>
 
 /** A hashed file never changes: cached for good. The entry's plain name (app.js) revalidates. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-const sendAsset = (req: Request, res: Response, asset: DashboardAsset, cacheControl: string): void => sendPrebuilt(req, res, asset, asset.contentType, cacheControl);
+const sendAsset = (req: Request, res: Response, asset: DashboardAsset, cacheControl: string): void =>
+  sendPrebuilt(req, res, asset, asset.contentType, cacheControl);
 
 /**
  * The dashboard app (apps/dashboard, built to dist/dashboard/ by `npm run build`): GET /dashboard

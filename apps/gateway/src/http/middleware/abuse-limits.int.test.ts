@@ -32,7 +32,7 @@ describe.each(SHAPES)('abuse limits (%s)', (shape) => {
   const generate = (prompt: string, key = account.secretKey) =>
     request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${key}`).send({ prompt });
 
-  it('a key may have at most its plan\'s jobs queued or running; the next gets 429 with retryAfterMs and costs no quota', async () => {
+  it("a key may have at most its plan's jobs queued or running; the next gets 429 with retryAfterMs and costs no quota", async () => {
     const first = await generate('a cap test: one');
     const second = await generate('a cap test: two');
     expect([first.status, second.status]).toEqual([202, 202]);
@@ -72,12 +72,18 @@ describe.each(SHAPES)('abuse limits (%s)', (shape) => {
     await service.waitForJob(next.body.jobId, account.secretKey);
   });
 
-  it('each key has its own slots; an embed element over its key\'s cap comes back failed while the others resolve', async () => {
+  it("each key has its own slots; an embed element over its key's cap comes back failed while the others resolve", async () => {
     const other = await service.createAccount();
     const resolve = await request(service.baseUrl)
       .post('/api/v1/embed/resolve')
       .set('Authorization', `Bearer ${other.publishableKey}`)
-      .send({ elements: [{ id: 'a', prompt: 'embed cap one' }, { id: 'b', prompt: 'embed cap two' }, { id: 'c', prompt: 'embed cap three' }] });
+      .send({
+        elements: [
+          { id: 'a', prompt: 'embed cap one' },
+          { id: 'b', prompt: 'embed cap two' },
+          { id: 'c', prompt: 'embed cap three' },
+        ],
+      });
     expect(resolve.status).toBe(200);
     const statuses = resolve.body.results.map((r: { status: string }) => r.status).sort();
     expect(statuses).toEqual(['failed', 'generating', 'generating']);
@@ -90,7 +96,11 @@ describe.each(SHAPES)('abuse limits (%s)', (shape) => {
   it('a publishable key is also limited per client IP; other IPs and secret keys are not affected', async () => {
     const fresh = await service.createAccount();
     const events = (ip: string, key = fresh.publishableKey) =>
-      request(service.baseUrl).post('/api/v1/analytics/events').set('Authorization', `Bearer ${key}`).set('X-Forwarded-For', ip).send({ events: [{ eventType: 'impression' }] });
+      request(service.baseUrl)
+        .post('/api/v1/analytics/events')
+        .set('Authorization', `Bearer ${key}`)
+        .set('X-Forwarded-For', ip)
+        .send({ events: [{ eventType: 'impression' }] });
     for (let i = 0; i < 4; i++) expect((await events('203.0.113.7')).status).toBe(202);
     const limited = await events('203.0.113.7');
     expect(limited.status).toBe(429);

@@ -26,9 +26,9 @@ describe.each(SHAPES)('authentication and CORS (%s)', (shape) => {
   });
 
   it.each([
-    ['an unknown key', 'sk_live_' + 'x'.repeat(40)],
+    ['an unknown key', `sk_live_${'x'.repeat(40)}`],
     ['a malformed key', 'not-a-key'],
-    ['a key of another prefix', 'sk_test_' + 'a'.repeat(40)],
+    ['a key of another prefix', `sk_test_${'a'.repeat(40)}`],
   ])('401 Invalid API key for %s', async (_name, key) => {
     const res = await job(key);
     expect(res.status).toBe(401);
@@ -47,7 +47,10 @@ describe.each(SHAPES)('authentication and CORS (%s)', (shape) => {
     ['banned', { error: ErrorMessages.banned }],
   ])('403 for a %s account, on every keyed endpoint', async (status, body) => {
     const other = await service.createAccount({ status });
-    for (const res of [await job(other.secretKey), await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${other.secretKey}`).send({ prompt: 'x' })]) {
+    for (const res of [
+      await job(other.secretKey),
+      await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${other.secretKey}`).send({ prompt: 'x' }),
+    ]) {
       expect(res.status).toBe(403);
       expect(res.body).toEqual(body);
     }
@@ -129,12 +132,15 @@ describe.each(SHAPES)('authentication and CORS (%s)', (shape) => {
       } else expect(res.headers['access-control-allow-origin']).not.toBe(origin);
     });
 
-    it.each(['https://evil.io', 'https://example.com.evil.io', 'https://notshop.io'])('blocks %s with 403 Origin not allowed and no allow-origin header', async (origin) => {
-      const res = await withOrigin(restricted.publishableKey, origin);
-      expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error: ErrorMessages.originNotAllowed });
-      expect(res.headers['access-control-allow-origin']).toBeUndefined();
-    });
+    it.each(['https://evil.io', 'https://example.com.evil.io', 'https://notshop.io'])(
+      'blocks %s with 403 Origin not allowed and no allow-origin header',
+      async (origin) => {
+        const res = await withOrigin(restricted.publishableKey, origin);
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual({ error: ErrorMessages.originNotAllowed });
+        expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      },
+    );
 
     it('a key without a domain list allows any origin with *', async () => {
       const res = await withOrigin(account.publishableKey, 'https://anywhere.dev');
@@ -176,7 +182,11 @@ describe('key cache across gateway processes', () => {
   });
   afterAll(() => pair.stop());
 
-  const pollStatus = (base: string, key: string) => request(base).get('/api/v1/job/none').set('Authorization', `Bearer ${key}`).then((r) => r.status);
+  const pollStatus = (base: string, key: string) =>
+    request(base)
+      .get('/api/v1/job/none')
+      .set('Authorization', `Bearer ${key}`)
+      .then((r) => r.status);
   const eventually = async (check: () => Promise<boolean>) => {
     for (let i = 0; i < 50; i++) {
       if (await check()) return true;
@@ -203,7 +213,10 @@ describe('key cache across gateway processes', () => {
     // Signed mode set through the first gateway reaches the second's cached key.
     await first.admin('PATCH', `/admin/api/v1/keys/${rotated.body.id}`, { signedPrompts: true });
     const unsigned = () =>
-      request(second.baseUrl).post('/api/v1/embed/resolve').set('Authorization', `Bearer ${rotated.body.key}`).send({ elements: [{ id: 'a', prompt: 'a prompt nobody signed' }] });
+      request(second.baseUrl)
+        .post('/api/v1/embed/resolve')
+        .set('Authorization', `Bearer ${rotated.body.key}`)
+        .send({ elements: [{ id: 'a', prompt: 'a prompt nobody signed' }] });
     expect(await eventually(async () => (await unsigned()).body.results?.[0]?.error?.includes('signed prompts') === true)).toBe(true);
   });
 

@@ -1,5 +1,18 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError, accountStatusError, checkOrigin, effectiveBudget, hashApiKey, keyKindOf, type BudgetOverrides, type Caller, type KeyKind, type PlanName, type PublishableBudget, type PublishableCaller } from '@promptpix/core';
+import {
+  AppError,
+  accountStatusError,
+  checkOrigin,
+  effectiveBudget,
+  hashApiKey,
+  keyKindOf,
+  type BudgetOverrides,
+  type Caller,
+  type KeyKind,
+  type PlanName,
+  type PublishableBudget,
+  type PublishableCaller,
+} from '@promptpix/core';
 import { ErrorMessages } from '@promptpix/contracts';
 import type { ApiKeyRepository, ApiKeyWithAccount } from '@promptpix/db';
 import { BODY_LIMITS, jsonBody } from './body';
@@ -16,12 +29,20 @@ export interface AuthContext {
 export const authOf = (res: Response): AuthContext => res.locals.auth as AuthContext;
 
 /** The key a generation is started for, with its plan's cap on jobs in progress. */
-export const callerOf = (auth: AuthContext, activeJobsPerKey: Record<PlanName, number>): Caller => ({ keyId: auth.keyId, activeJobLimit: activeJobsPerKey[auth.account.plan as PlanName] });
+export const callerOf = (auth: AuthContext, activeJobsPerKey: Record<PlanName, number>): Caller => ({
+  keyId: auth.keyId,
+  activeJobLimit: activeJobsPerKey[auth.account.plan as PlanName],
+});
 
 /** A publishable key's budget and signed mode for one request from `client` (docs/api/embed.md); undefined for a secret key. */
 export const publishableCallerOf = (auth: AuthContext, client: string | undefined, defaults: PublishableBudget): PublishableCaller | undefined =>
   auth.kind === 'publishable'
-    ? { keyId: auth.keyId, client: client ?? 'unknown', budget: effectiveBudget(defaults, auth.limits.budget), ...(auth.limits.signingSecret !== undefined && { signingSecret: auth.limits.signingSecret }) }
+    ? {
+        keyId: auth.keyId,
+        client: client ?? 'unknown',
+        budget: effectiveBudget(defaults, auth.limits.budget),
+        ...(auth.limits.signingSecret !== undefined && { signingSecret: auth.limits.signingSecret }),
+      }
     : undefined;
 
 /** Bearer header first; the `key` query parameter where a header is impossible (spec, Authentication 2). */
@@ -78,7 +99,12 @@ export const authenticate = (apiKeys: KeyCredentials, options: AuthOptions): Req
       res.vary('Origin');
     }
     const limits = {
-      budget: { clientPerHour: row.budgetClientPerHour, clientPerDay: row.budgetClientPerDay, keyPerHour: row.budgetKeyPerHour, keyPerDay: row.budgetKeyPerDay },
+      budget: {
+        clientPerHour: row.budgetClientPerHour,
+        clientPerDay: row.budgetClientPerDay,
+        keyPerHour: row.budgetKeyPerHour,
+        keyPerDay: row.budgetKeyPerDay,
+      },
       ...(row.signedPrompts && row.signingSecret && { signingSecret: row.signingSecret }),
     };
     res.locals.auth = { keyId: row.id, kind: row.kind, account: row.account, domains: row.domains, limits } satisfies AuthContext;

@@ -4,7 +4,20 @@
  * and message because they come from several client libraries.
  */
 const OUTAGE_NAMES = new Set(['QueueUnavailableError', 'MaxRetriesPerRequestError']);
-const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'P1001', 'P1002', 'P1017', '57P01', '57P03', '53300']);
+const OUTAGE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'P1001',
+  'P1002',
+  'P1017',
+  '57P01',
+  '57P03',
+  '53300',
+]);
 const OUTAGE_MESSAGES = [
   /enableOfflineQueue/i,
   /Connection is closed/i,

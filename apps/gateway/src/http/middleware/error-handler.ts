@@ -36,7 +36,9 @@ function fromParserError(error: { type?: string; status?: number }): AppError | 
       return new AppError('invalid_request', ErrorMessages.invalidJson);
     default:
       // Other client errors raised by Express itself (a malformed %-escape in a path, ...).
-      return typeof error.status === 'number' && error.status >= 400 && error.status < 500 ? new AppError('invalid_request', ErrorMessages.invalidRequest, { details: { formErrors: ['Malformed request'], fieldErrors: {} } }) : null;
+      return typeof error.status === 'number' && error.status >= 400 && error.status < 500
+        ? new AppError('invalid_request', ErrorMessages.invalidRequest, { details: { formErrors: ['Malformed request'], fieldErrors: {} } })
+        : null;
   }
 }
 
@@ -56,10 +58,12 @@ export function toAppError(error: unknown, logger: Logger): AppError {
   return known ?? new AppError('internal', ErrorMessages.internal);
 }
 
-export const errorHandler = (logger: Logger): ErrorRequestHandler => (error, _req, res, _next) => {
-  const appError = toAppError(error, logger);
-  if (res.headersSent) return res.end();
-  res.status(STATUS_OF[appError.kind]);
-  for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
-  res.json({ error: appError.message, ...appError.body });
-};
+export const errorHandler =
+  (logger: Logger): ErrorRequestHandler =>
+  (error, _req, res, _next) => {
+    const appError = toAppError(error, logger);
+    if (res.headersSent) return res.end();
+    res.status(STATUS_OF[appError.kind]);
+    for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
+    res.json({ error: appError.message, ...appError.body });
+  };

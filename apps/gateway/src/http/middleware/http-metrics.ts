@@ -16,14 +16,16 @@ export function routeLabel(req: Request): string {
 }
 
 /** Request count and latency by method, route pattern and status; 429s also count as rate-limit rejections. */
-export const httpMetrics = (metrics: Metrics): RequestHandler => (req, res, next) => {
-  const started = process.hrtime.bigint();
-  res.once('finish', () => {
-    const route = routeLabel(req);
-    const labels = { method: METHODS.has(req.method) ? req.method : 'OTHER', route, status: String(res.statusCode) };
-    metrics.httpRequests.inc(labels);
-    metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-    if (res.statusCode === 429) metrics.rateLimitRejections.inc({ route });
-  });
-  next();
-};
+export const httpMetrics =
+  (metrics: Metrics): RequestHandler =>
+  (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const route = routeLabel(req);
+      const labels = { method: METHODS.has(req.method) ? req.method : 'OTHER', route, status: String(res.statusCode) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      if (res.statusCode === 429) metrics.rateLimitRejections.inc({ route });
+    });
+    next();
+  };

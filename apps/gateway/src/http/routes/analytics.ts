@@ -10,11 +10,16 @@ import { parseOrThrow } from '../validate';
  * request path; when the store fails the batch is dropped and logged, the caller still got 202.
  */
 export const analyticsRoutes = (deps: GatewayDeps) =>
-  Router().post('/api/v1/analytics/events', authenticate(deps.credentials, { allow: 'either' }), rateLimit(deps.rateLimiter, 'analytics', deps.now, deps.publishableIpRateLimit), (req, res) => {
-    const { events } = parseOrThrow(analyticsBodySchema, req.body);
-    const { account } = authOf(res);
-    for (const event of events) {
-      deps.events.record({ accountId: account.id, eventType: event.eventType, imageId: event.imageId ?? null, metadata: event.metadata ?? null });
-    }
-    res.status(202).json({ accepted: events.length });
-  });
+  Router().post(
+    '/api/v1/analytics/events',
+    authenticate(deps.credentials, { allow: 'either' }),
+    rateLimit(deps.rateLimiter, 'analytics', deps.now, deps.publishableIpRateLimit),
+    (req, res) => {
+      const { events } = parseOrThrow(analyticsBodySchema, req.body);
+      const { account } = authOf(res);
+      for (const event of events) {
+        deps.events.record({ accountId: account.id, eventType: event.eventType, imageId: event.imageId ?? null, metadata: event.metadata ?? null });
+      }
+      res.status(202).json({ accepted: events.length });
+    },
+  );

@@ -4,7 +4,11 @@ import { createProceduralModel } from '@promptpix/models';
 import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 
 const solid = async (r: number, g: number, b: number) =>
-  (await sharp({ create: { width: 64, height: 64, channels: 3, background: { r, g, b } } }).png().toBuffer()).toString('base64');
+  (
+    await sharp({ create: { width: 64, height: 64, channels: 3, background: { r, g, b } } })
+      .png()
+      .toBuffer()
+  ).toString('base64');
 
 /** Share of pixels close to pure magenta in an image. */
 async function magentaShare(bytes: Buffer): Promise<number> {
@@ -20,20 +24,24 @@ describe.each(SHAPES)('characters (%s)', (shape) => {
   let failPreparations = 0;
 
   beforeAll(async () => {
-    service = await startTestService(shape, { JOB_ATTEMPTS: '1', MODEL_LATENCY_MS: '150' }, {
-      model: (inner) => ({
-        ...inner,
-        name: inner.name,
-        generate: (req, signal) => inner.generate(req, signal),
-        prepareReference: async (input, signal) => {
-          if (failPreparations > 0) {
-            failPreparations--;
-            throw new Error('reference model unavailable');
-          }
-          return inner.prepareReference!(input, signal);
-        },
-      }),
-    });
+    service = await startTestService(
+      shape,
+      { JOB_ATTEMPTS: '1', MODEL_LATENCY_MS: '150' },
+      {
+        model: (inner) => ({
+          ...inner,
+          name: inner.name,
+          generate: (req, signal) => inner.generate(req, signal),
+          prepareReference: async (input, signal) => {
+            if (failPreparations > 0) {
+              failPreparations--;
+              throw new Error('reference model unavailable');
+            }
+            return inner.prepareReference!(input, signal);
+          },
+        }),
+      },
+    );
     account = await service.createAccount({ plan: 'business' });
   });
   afterAll(() => service.stop());
@@ -46,7 +54,11 @@ describe.each(SHAPES)('characters (%s)', (shape) => {
   };
 
   it('the operator creates characters from reference images or a spec sheet; bad images are a 400 naming them', async () => {
-    const created = await createCharacter({ name: 'Mika', description: 'Our mascot', images: [await solid(255, 0, 255), 'data:image/png;base64,' + (await solid(250, 10, 240))] });
+    const created = await createCharacter({
+      name: 'Mika',
+      description: 'Our mascot',
+      images: [await solid(255, 0, 255), `data:image/png;base64,${await solid(250, 10, 240)}`],
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ id: expect.any(String), name: 'Mika', description: 'Our mascot', referenceCount: 2 });
     const sheet = await createCharacter({ name: 'Bolt', specSheet: 'a small yellow robot with blue eyes', behavior: 'lock', lockedFamily: 'illustration' });
@@ -87,11 +99,20 @@ describe.each(SHAPES)('characters (%s)', (shape) => {
   it('with the procedural renderer a generation with a character visibly differs from one without', async () => {
     const mika = (await createCharacter({ name: 'Magenta', images: [await solid(255, 0, 255)] })).body;
     const plain = await service.waitForJob((await generate({ prompt: 'a quiet meadow at noon', width: 512, height: 512 })).body.jobId, account.secretKey);
-    const withCharacter = await service.waitForJob((await generate({ prompt: 'a quiet meadow at noon', character: mika.id, width: 512, height: 512 })).body.jobId, account.secretKey);
+    const withCharacter = await service.waitForJob(
+      (await generate({ prompt: 'a quiet meadow at noon', character: mika.id, width: 512, height: 512 })).body.jobId,
+      account.secretKey,
+    );
     expect(withCharacter.status).toBe('completed');
     expect(withCharacter.imageId).not.toBe(plain.imageId);
     // The seed is random per generation (the job reports it): compare with the very same scene, rendered without the character.
-    const sameScene = await createProceduralModel().generate({ prompt: 'a quiet meadow at noon', strength: 1, seed: withCharacter.seed, width: 512, height: 512 });
+    const sameScene = await createProceduralModel().generate({
+      prompt: 'a quiet meadow at noon',
+      strength: 1,
+      seed: withCharacter.seed,
+      width: 512,
+      height: 512,
+    });
     const withShare = await magentaShare(Buffer.from(await (await fetch(withCharacter.imageUrl)).arrayBuffer()));
     expect(withShare - (await magentaShare(sameScene.data))).toBeGreaterThan(0.01);
   });
@@ -99,12 +120,17 @@ describe.each(SHAPES)('characters (%s)', (shape) => {
   it('the first scene in a family prepares a reference once; later scenes reuse it; new sources invalidate it', async () => {
     const created = await createCharacter({ name: 'Ren', images: [await solid(255, 0, 255)] });
     const scene = async (prompt: string, style: string) => {
-      const job = await service.waitForJob((await generate({ prompt, style, character: created.body.id, width: 256, height: 256 })).body.jobId, account.secretKey);
+      const job = await service.waitForJob(
+        (await generate({ prompt, style, character: created.body.id, width: 256, height: 256 })).body.jobId,
+        account.secretKey,
+      );
       expect(job.status).toBe('completed');
       return generateEvent(job.imageId);
     };
     // Three concurrent first scenes in the painterly family: one preparation between them.
-    const firsts = await Promise.all(['a', 'b', 'c'].map((p) => generate({ prompt: `scene ${p}`, style: 'watercolor', character: created.body.id, width: 256, height: 256 })));
+    const firsts = await Promise.all(
+      ['a', 'b', 'c'].map((p) => generate({ prompt: `scene ${p}`, style: 'watercolor', character: created.body.id, width: 256, height: 256 })),
+    );
     const jobs = await Promise.all(firsts.map((r) => service.waitForJob(r.body.jobId, account.secretKey)));
     const events = await Promise.all(jobs.map((j) => generateEvent(j.imageId)));
     expect(events.filter((e) => e.referenceReused === false)).toHaveLength(1);
@@ -117,7 +143,9 @@ describe.each(SHAPES)('characters (%s)', (shape) => {
     // No style: the original references, no preparation at all.
     expect((await scene('an unstyled scene', 'photorealistic')).referenceFamily).toBe('photographic');
 
-    const patched = await service.admin('PATCH', `/admin/api/v1/accounts/${account.handle}/characters/${created.body.id}`, { images: [await solid(0, 255, 0)] });
+    const patched = await service.admin('PATCH', `/admin/api/v1/accounts/${account.handle}/characters/${created.body.id}`, {
+      images: [await solid(0, 255, 0)],
+    });
     expect(patched.body.referenceCount).toBe(1);
     expect((await scene('after new photos', 'watercolor')).referenceReused).toBe(false);
   });
@@ -140,9 +168,15 @@ describe.each(SHAPES)('characters (%s)', (shape) => {
   it('a failed preparation fails the job with a readable error, and a retry can succeed', async () => {
     const created = await createCharacter({ name: 'Ivo', images: [await solid(255, 0, 255)] });
     failPreparations = 1;
-    const first = await service.waitForJob((await generate({ prompt: 'a cinematic harbour', style: 'cinematic', character: created.body.id, width: 256, height: 256 })).body.jobId, account.secretKey);
+    const first = await service.waitForJob(
+      (await generate({ prompt: 'a cinematic harbour', style: 'cinematic', character: created.body.id, width: 256, height: 256 })).body.jobId,
+      account.secretKey,
+    );
     expect(first).toMatchObject({ status: 'failed', error: 'Image generation failed: Preparing the character reference failed: reference model unavailable' });
-    const retry = await service.waitForJob((await generate({ prompt: 'a cinematic harbour', style: 'cinematic', character: created.body.id, width: 256, height: 256 })).body.jobId, account.secretKey);
+    const retry = await service.waitForJob(
+      (await generate({ prompt: 'a cinematic harbour', style: 'cinematic', character: created.body.id, width: 256, height: 256 })).body.jobId,
+      account.secretKey,
+    );
     expect(retry.status).toBe('completed');
   });
 });

@@ -1,4 +1,3 @@
-import { gunzipSync } from 'node:zlib';
 import express from 'express';
 import request from 'supertest';
 import { startTestService, type TestService } from '@promptpix/server/testing';
@@ -24,11 +23,15 @@ describe('GET /service-client.js and GET /demo', () => {
     expect(plain.text.startsWith('"use strict";(()=>{')).toBe(true);
     expect(plain.text).toContain('/api/v1/embed/resolve');
 
-    const zipped = await request(service.baseUrl).get('/service-client.js').set('Accept-Encoding', 'gzip, deflate, br').buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const zipped = await request(service.baseUrl)
+      .get('/service-client.js')
+      .set('Accept-Encoding', 'gzip, deflate, br')
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
     expect(zipped.headers['content-encoding']).toBe('gzip');
     expect(zipped.headers.etag).toBe(plain.headers.etag.replace(/"$/, '-gz"'));
     expect(Number(zipped.headers['content-length'])).toBeLessThan(5 * 1024);

@@ -17,12 +17,23 @@ const STATIC_IMAGES = [
   { prompt: 'a night market in the rain, neon signs', style: 'cinematic' },
 ];
 
-const DYNAMIC_PROMPTS = ['a hot air balloon over green hills', 'a teapot shaped like a snail', 'a cabin in a snowy forest', 'a paper boat on a puddle', 'a cat astronaut floating in space', 'a bowl of ramen, top view'];
+const DYNAMIC_PROMPTS = [
+  'a hot air balloon over green hills',
+  'a teapot shaped like a snail',
+  'a cabin in a snowy forest',
+  'a paper boat on a puddle',
+  'a cat astronaut floating in space',
+  'a bowl of ramen, top view',
+];
 
 function page(base: string, key: string | null, problem: string | null): string {
-  const figure = (attrs: string, caption: string) => `<figure><img alt="${escapeHtml(caption)}" ${attrs}><figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+  const figure = (attrs: string, caption: string) =>
+    `<figure><img alt="${escapeHtml(caption)}" ${attrs}><figcaption>${escapeHtml(caption)}</figcaption></figure>`;
   const staticFigures = STATIC_IMAGES.map(({ prompt, style }) =>
-    figure(`data-service-prompt="${escapeHtml(prompt)}" data-service-style="${style}" data-service-width="512" data-service-height="512"`, `${prompt} (${style})`),
+    figure(
+      `data-service-prompt="${escapeHtml(prompt)}" data-service-style="${style}" data-service-width="512" data-service-height="512"`,
+      `${prompt} (${style})`,
+    ),
   ).join('\n');
   const snippet = `<script src="${base}/service-client.js" data-key="pk_live_..."></script>\n<img data-service-prompt="a fox reading a book" data-service-style="watercolor">`;
   return `<!doctype html>
@@ -49,11 +60,7 @@ button{font:inherit;padding:6px 14px;margin-bottom:12px;cursor:pointer}
 <h1>promptpix page script demo</h1>
 <p>Images below carry <code>data-service-prompt</code> attributes; <code>/service-client.js</code> resolves them in batches, shows a shimmer while they generate, and reports impressions and clicks.</p>
 <pre>${escapeHtml(snippet)}</pre>
-${
-  problem
-    ? `<p class="note" id="key-note">${problem}</p>`
-    : `<script src="/service-client.js" data-key="${escapeHtml(key ?? '')}"></script>`
-}
+${problem ? `<p class="note" id="key-note">${problem}</p>` : `<script src="/service-client.js" data-key="${escapeHtml(key ?? '')}"></script>`}
 <h2>Static images</h2>
 <div class="grid" id="static">
 ${staticFigures}
@@ -105,8 +112,11 @@ export const demoRoutes = (deps: GatewayDeps, options: DemoOptions = { enabled: 
   return router.get('/demo', (req, res) => {
     const key = typeof req.query.key === 'string' ? req.query.key.trim() : '';
     let problem: string | null = null;
-    if (key.startsWith('sk_live_')) problem = 'That is a secret key. Secret keys belong on servers only: open this page with a publishable key, <code>/demo?key=pk_live_...</code>.';
-    else if (!key.startsWith('pk_live_')) problem = 'Open this page with a publishable key: <code>/demo?key=pk_live_...</code> (create one with <code>npm run --silent admin -- keys create &lt;handle&gt; --kind publishable --name site</code>).';
+    if (key.startsWith('sk_live_'))
+      problem = 'That is a secret key. Secret keys belong on servers only: open this page with a publishable key, <code>/demo?key=pk_live_...</code>.';
+    else if (!key.startsWith('pk_live_'))
+      problem =
+        'Open this page with a publishable key: <code>/demo?key=pk_live_...</code> (create one with <code>npm run --silent admin -- keys create &lt;handle&gt; --kind publishable --name site</code>).';
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.setHeader('Cache-Control', 'no-store');
     res.send(page(deps.publicBaseUrl, problem ? null : key, problem));

@@ -11,7 +11,16 @@ import { startTestService, type TestService } from '@promptpix/server/testing';
 import { methodsOf } from '../../openapi/document-walk';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'test-artifacts');
 
 jest.setTimeout(90_000);
@@ -21,10 +30,16 @@ let context: BrowserContext;
 let profile: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is required at ${CHROMIUM} for the browser tests; run bash scripts/ensure-test-services.sh (installs Debian's chromium).`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is required at ${CHROMIUM} for the browser tests; run bash scripts/ensure-test-services.sh (installs Debian's chromium).`);
   service = await startTestService('embedded');
   profile = mkdtempSync(join(tmpdir(), 'promptpix-docs-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 900 },
+  });
 });
 
 afterAll(async () => {
@@ -37,7 +52,10 @@ describe('GET /docs', () => {
   it('renders every operation of the document with assets from this service only', async () => {
     const document = await (await fetch(`${service.baseUrl}/api/openapi.json`)).json();
     // Swagger UI draws the outgoing webhooks (OpenAPI 3.1 `webhooks`) as operations too.
-    const operations = [...Object.values<object>(document.paths), ...Object.values<object>(document.webhooks ?? {})].reduce((n, item) => n + methodsOf(item).length, 0);
+    const operations = [...Object.values<object>(document.paths), ...Object.values<object>(document.webhooks ?? {})].reduce(
+      (n, item) => n + methodsOf(item).length,
+      0,
+    );
 
     const page = await context.newPage();
     const errors: string[] = [];

@@ -29,7 +29,10 @@ describe.each(SHAPES)('publishable key budgets and signed prompts (%s)', (shape)
   /** An enterprise account (600 requests a minute) whose site has one image made by its own server. */
   async function siteWithHeroImage(): Promise<{ account: TestAccount; hero: { imageUrl: string; imageId: string } }> {
     const account = await service.createAccount({ plan: 'enterprise', domains: ['example.com'], monthlyGenerations: 100_000 });
-    const started = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'the site hero image', width: 256, height: 256 });
+    const started = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt: 'the site hero image', width: 256, height: 256 });
     const hero = await service.waitForJob(started.body.jobId, account.secretKey);
     expect(hero.status).toBe('completed');
     return { account, hero };
@@ -76,7 +79,11 @@ describe.each(SHAPES)('publishable key budgets and signed prompts (%s)', (shape)
     expect(bare.heroReady).toBe(25);
 
     // Then with the site's own Origin and forged headers of every kind: nothing more.
-    const dressed = await strangersLoop(account, 25, (i) => ({ Origin: 'https://example.com', 'X-Forwarded-For': `203.0.113.${i}, 10.0.0.1`, 'X-Real-IP': `192.0.2.${i}` }));
+    const dressed = await strangersLoop(account, 25, (i) => ({
+      Origin: 'https://example.com',
+      'X-Forwarded-For': `203.0.113.${i}, 10.0.0.1`,
+      'X-Real-IP': `192.0.2.${i}`,
+    }));
     expect(dressed.generating).toBe(0);
     expect(dressed.heroReady).toBe(25);
 
@@ -99,9 +106,19 @@ describe.each(SHAPES)('publishable key budgets and signed prompts (%s)', (shape)
 
   it('past the per-key budget nothing more starts; a key set through the operator API keeps its own budgets', async () => {
     const { account } = await siteWithHeroImage();
-    const patched = await service.admin('PATCH', `/admin/api/v1/keys/${account.publishableKeyId}`, { budgetClientPerHour: 1000, budgetClientPerDay: 1000, budgetKeyPerHour: 7 });
+    const patched = await service.admin('PATCH', `/admin/api/v1/keys/${account.publishableKeyId}`, {
+      budgetClientPerHour: 1000,
+      budgetClientPerDay: 1000,
+      budgetKeyPerHour: 7,
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ id: account.publishableKeyId, budgetClientPerHour: 1000, budgetKeyPerHour: 7, budgetKeyPerDay: null, signedPrompts: false });
+    expect(patched.body).toMatchObject({
+      id: account.publishableKeyId,
+      budgetClientPerHour: 1000,
+      budgetKeyPerHour: 7,
+      budgetKeyPerDay: null,
+      signedPrompts: false,
+    });
     const before = await quotaUsed(account);
     const loop = await strangersLoop(account, 20, () => ({}));
     expect(loop.generating).toBe(7);
@@ -183,7 +200,14 @@ describe.each(SHAPES)('publishable key budgets and signed prompts (%s)', (shape)
 
     const rotated = await service.admin('POST', `/admin/api/v1/keys/${account.publishableKeyId}/rotate`);
     expect(rotated.status).toBe(201);
-    expect(rotated.body).toEqual({ id: expect.any(String), key: expect.stringMatching(/^pk_live_/), kind: 'publishable', name: 'site', domains: ['example.com'], replaced: account.publishableKeyId });
+    expect(rotated.body).toEqual({
+      id: expect.any(String),
+      key: expect.stringMatching(/^pk_live_/),
+      kind: 'publishable',
+      name: 'site',
+      domains: ['example.com'],
+      replaced: account.publishableKeyId,
+    });
 
     const old = await resolve(account.publishableKey, [element]);
     expect(old.status).toBe(401);
@@ -207,7 +231,11 @@ describe('publishable key budgets behind a trusted proxy (embedded)', () => {
     const account = await service.createAccount({ plan: 'enterprise', monthlyGenerations: 1000 });
     const fromClient = async (address: string, batch: string) => {
       const elements = Array.from({ length: 10 }, (_, n) => ({ id: `e${n}`, prompt: `visitor ${address} prompt ${batch}-${n}`, width: 256, height: 256 }));
-      const res = await request(service.baseUrl).post('/api/v1/embed/resolve').set('Authorization', `Bearer ${account.publishableKey}`).set('X-Forwarded-For', address).send({ elements });
+      const res = await request(service.baseUrl)
+        .post('/api/v1/embed/resolve')
+        .set('Authorization', `Bearer ${account.publishableKey}`)
+        .set('X-Forwarded-For', address)
+        .send({ elements });
       return res.body.results.filter((r: { status: string }) => r.status === 'generating').length;
     };
     expect(await fromClient('198.51.100.1', 'a')).toBe(3);

@@ -18,7 +18,10 @@ describe.each(SHAPES)('POST /api/v1/embed/resolve (%s)', (shape) => {
     return (origin ? r.set('Origin', origin) : r).send(body as object);
   };
   const generated = async (prompt: string) => {
-    const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, width: 256, height: 256 });
+    const res = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt, width: 256, height: 256 });
     return service.waitForJob(res.body.jobId, account.secretKey);
   };
 
@@ -38,7 +41,15 @@ describe.each(SHAPES)('POST /api/v1/embed/resolve (%s)', (shape) => {
       { id: 'fresh', status: 'generating', jobId: expect.any(String) },
       { id: 'cached', status: 'ready', imageUrl: cached.imageUrl, imageId: cached.imageId },
       { id: 'short', status: 'ready', imageUrl: cached.imageUrl, imageId: cached.imageId },
-      { id: 'instant', status: 'ready', imageUrl: expect.any(String), imageId: expect.any(String), match: 'exact', matchScore: 1, poolImageId: expect.any(String) },
+      {
+        id: 'instant',
+        status: 'ready',
+        imageUrl: expect.any(String),
+        imageId: expect.any(String),
+        match: 'exact',
+        matchScore: 1,
+        poolImageId: expect.any(String),
+      },
     ]);
     // The publishable key may poll the job it got.
     const job = await service.waitForJob(res.body.results[0].jobId, account.publishableKey);
@@ -65,7 +76,10 @@ describe.each(SHAPES)('POST /api/v1/embed/resolve (%s)', (shape) => {
   it('a batch tells cached images apart by negative prompt, long prompts included, in one query', async () => {
     const long = `a long embed prompt ${'ж'.repeat(1900)}`;
     const make = async (body: object) => {
-      const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: long, width: 256, height: 256, ...body });
+      const res = await request(service.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${account.secretKey}`)
+        .send({ prompt: long, width: 256, height: 256, ...body });
       return service.waitForJob(res.body.jobId, account.secretKey);
     };
     const plain = await make({});
@@ -92,7 +106,10 @@ describe.each(SHAPES)('POST /api/v1/embed/resolve (%s)', (shape) => {
   });
 
   it("a styled element is served from the cache whatever the preset's spelling", async () => {
-    const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'a styled embed kettle', style: 'watercolor', width: 256, height: 256 });
+    const res = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt: 'a styled embed kettle', style: 'watercolor', width: 256, height: 256 });
     const job = await service.waitForJob(res.body.jobId, account.secretKey);
     const many = jest.spyOn(service.infra.images, 'findCachedMany');
     const resolved = await resolve({ elements: [{ id: 'k', prompt: 'a styled embed kettle', style: ' Watercolor', width: 256, height: 256 }] });
@@ -125,7 +142,15 @@ describe.each(SHAPES)('POST /api/v1/embed/resolve (%s)', (shape) => {
   it.each([
     ['no elements', { elements: [] }],
     ['51 elements', { elements: Array.from({ length: 51 }, (_, i) => ({ id: `e${i}`, prompt: 'x' })) }],
-    ['an element with neither prompt nor shortcut', { elements: [{ id: 'a', prompt: 'ok' }, { id: 'b', style: 'cartoon' }] }],
+    [
+      'an element with neither prompt nor shortcut',
+      {
+        elements: [
+          { id: 'a', prompt: 'ok' },
+          { id: 'b', style: 'cartoon' },
+        ],
+      },
+    ],
     ['an id over 100 characters', { elements: [{ id: 'x'.repeat(101), prompt: 'x' }] }],
     ['a shortcut over 200 characters', { elements: [{ id: 'a', shortcut: 's'.repeat(201) }] }],
     ['a width of 255', { elements: [{ id: 'a', prompt: 'x', width: 255 }] }],
@@ -154,7 +179,13 @@ describe.each(SHAPES)('POST /api/v1/embed/resolve (%s)', (shape) => {
   });
 
   it('401 without a key, 403 for a pending account', async () => {
-    expect((await request(service.baseUrl).post('/api/v1/embed/resolve').send({ elements: [{ id: 'a', prompt: 'x' }] })).status).toBe(401);
+    expect(
+      (
+        await request(service.baseUrl)
+          .post('/api/v1/embed/resolve')
+          .send({ elements: [{ id: 'a', prompt: 'x' }] })
+      ).status,
+    ).toBe(401);
     const pending = await service.createAccount({ status: 'pending' });
     const res = await resolve({ elements: [{ id: 'a', prompt: 'x' }] }, pending.publishableKey);
     expect(res.status).toBe(403);
@@ -163,7 +194,7 @@ describe.each(SHAPES)('POST /api/v1/embed/resolve (%s)', (shape) => {
 
   it('is rate limited with the generate bucket', async () => {
     const free = await service.createAccount();
-    let last;
+    let last: Awaited<ReturnType<typeof resolve>> | undefined;
     for (let i = 0; i < 31; i++) last = await resolve({ elements: [{ id: 'a', shortcut: 'none' }] }, free.publishableKey);
     expect(last!.status).toBe(429);
     expect(last!.body).toEqual({ error: 'Rate limit exceeded', retryAfterMs: expect.any(Number) });

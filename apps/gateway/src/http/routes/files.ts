@@ -5,7 +5,4 @@ import express, { Router } from 'express';
  * cache them for a year. express.static refuses paths that leave the root.
  */
 export const fileRoutes = (root: string) =>
-  Router().use(
-    '/files',
-    express.static(root, { immutable: true, maxAge: '365d', index: false, dotfiles: 'deny', fallthrough: true, redirect: false }),
-  );
+  Router().use('/files', express.static(root, { immutable: true, maxAge: '365d', index: false, dotfiles: 'deny', fallthrough: true, redirect: false }));

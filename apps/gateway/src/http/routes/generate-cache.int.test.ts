@@ -9,18 +9,22 @@ describe.each(SHAPES)('render cache, single flight and quota (%s)', (shape) => {
   let refusals = 0;
 
   beforeAll(async () => {
-    service = await startTestService(shape, { MODEL_LATENCY_MS: '300' }, {
-      // A provider that fails for prompts containing "explode": the worker retries, then fails the job.
-      model: (inner) => ({
-        name: inner.name,
-        generate: async (req, signal) => {
-          if (req.prompt.includes('explode')) throw new TransientModelError('model returned HTTP 503');
-          if (req.prompt.includes('forbidden')) refusals++;
-          if (req.prompt.includes('forbidden')) throw new PermanentModelError('openai: HTTP 400: Your request was rejected by the safety system');
-          return inner.generate(req, signal);
-        },
-      }),
-    });
+    service = await startTestService(
+      shape,
+      { MODEL_LATENCY_MS: '300' },
+      {
+        // A provider that fails for prompts containing "explode": the worker retries, then fails the job.
+        model: (inner) => ({
+          name: inner.name,
+          generate: async (req, signal) => {
+            if (req.prompt.includes('explode')) throw new TransientModelError('model returned HTTP 503');
+            if (req.prompt.includes('forbidden')) refusals++;
+            if (req.prompt.includes('forbidden')) throw new PermanentModelError('openai: HTTP 400: Your request was rejected by the safety system');
+            return inner.generate(req, signal);
+          },
+        }),
+      },
+    );
   });
   afterAll(() => service.stop());
 

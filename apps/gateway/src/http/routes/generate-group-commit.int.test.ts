@@ -18,7 +18,7 @@ const expectExactQuota = (statuses: number[], quotaHeaders: Array<string | undef
   expect(statuses.filter((s) => s === 202)).toHaveLength(LIMIT);
   expect(statuses.filter((s) => s === 402)).toHaveLength(BURST - LIMIT);
   // Every accepted request was given a unit of its own: the used values 1 … LIMIT, each once.
-  const units = quotaHeaders.filter((h, i) => statuses[i] === 202).map(Number);
+  const units = quotaHeaders.filter((_h, i) => statuses[i] === 202).map(Number);
   expect([...units].sort((a, b) => a - b)).toEqual(Array.from({ length: LIMIT }, (_, i) => i + 1));
   expect(quotaUsed).toBe(LIMIT);
 };
@@ -34,7 +34,10 @@ describe.each(SHAPES)('a burst of fresh generations (%s)', (shape) => {
     const account = await service.createAccount({ plan: 'enterprise', monthlyGenerations: LIMIT });
     const results = await Promise.all(
       Array.from({ length: BURST }, (_, i) =>
-        request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: distinctPrompt(i, 'in a meadow') }),
+        request(service.baseUrl)
+          .post('/api/v1/generate')
+          .set('Authorization', `Bearer ${account.secretKey}`)
+          .send({ prompt: distinctPrompt(i, 'in a meadow') }),
       ),
     );
     const after = await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`);

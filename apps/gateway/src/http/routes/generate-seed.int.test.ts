@@ -59,13 +59,20 @@ describe.each(SHAPES)('seed and negativePrompt (%s)', (shape) => {
 
   it('render and embed take them too', async () => {
     const made = await generate({ ...scene, seed: 77 });
-    const rendered = await request(service.baseUrl).get('/api/v1/render').query({ prompt: scene.prompt, style: 'watercolor', width: 512, height: 512, seed: 77, key: alice.secretKey });
+    const rendered = await request(service.baseUrl)
+      .get('/api/v1/render')
+      .query({ prompt: scene.prompt, style: 'watercolor', width: 512, height: 512, seed: 77, key: alice.secretKey });
     expect(rendered.status).toBe(302);
     expect(rendered.headers.location).toBe(made.imageUrl);
     const resolved = await request(service.baseUrl)
       .post('/api/v1/embed/resolve')
       .set('Authorization', `Bearer ${alice.publishableKey}`)
-      .send({ elements: [{ id: 'a', prompt: scene.prompt, style: 'watercolor', width: 512, height: 512, seed: 77 }, { id: 'b', prompt: scene.prompt, style: 'watercolor', width: 512, height: 512, seed: 78 }] });
+      .send({
+        elements: [
+          { id: 'a', prompt: scene.prompt, style: 'watercolor', width: 512, height: 512, seed: 77 },
+          { id: 'b', prompt: scene.prompt, style: 'watercolor', width: 512, height: 512, seed: 78 },
+        ],
+      });
     expect(resolved.body.results[0]).toEqual({ id: 'a', status: 'ready', imageUrl: made.imageUrl, imageId: made.imageId });
     expect(resolved.body.results[1].status).toBe('generating');
   });
@@ -78,7 +85,10 @@ describe.each(SHAPES)('seed and negativePrompt (%s)', (shape) => {
     ['an empty negativePrompt', { negativePrompt: '' }, 'negativePrompt', 'Must be 1 to 2000 characters'],
     ['a negativePrompt of 2001 characters', { negativePrompt: 'x'.repeat(2001) }, 'negativePrompt', 'Must be 1 to 2000 characters'],
   ])('%s is a 400 naming the field', async (_label, extra, field, message) => {
-    const answer = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${alice.secretKey}`).send({ prompt: 'x', ...extra });
+    const answer = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${alice.secretKey}`)
+      .send({ prompt: 'x', ...extra });
     expect(answer.status).toBe(400);
     expect(answer.body.details.fieldErrors[field]).toEqual([message]);
   });

@@ -13,7 +13,10 @@ describe.each(SHAPES)('POST /api/v1/generate (%s)', (shape) => {
   afterAll(() => service.stop());
 
   const generate = (body: unknown, key = account.secretKey) =>
-    request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${key}`).send(body as object);
+    request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${key}`)
+      .send(body as object);
 
   it('202 { jobId, status: queued } with quota headers; the job completes', async () => {
     const res = await generate({ prompt: 'a lighthouse on a cliff at sunset' });

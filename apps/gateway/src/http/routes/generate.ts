@@ -15,7 +15,13 @@ export type GenerateOutcome = { mode: 'instant'; result: InstantResult } | ({ mo
  * One generate request, whoever sends it (the public API with a key, the dashboard's playground
  * with a session): the same checks, instant match, cache, quota and job cap.
  */
-export async function runGenerate(deps: GatewayDeps, account: QuotaAccount, caller: Caller, body: GenerateBody, cancelAt: string | null = null): Promise<GenerateOutcome> {
+export async function runGenerate(
+  deps: GatewayDeps,
+  account: QuotaAccount,
+  caller: Caller,
+  body: GenerateBody,
+  cancelAt: string | null = null,
+): Promise<GenerateOutcome> {
   // Refused at delivery anyway; a literal private address or localhost can be told now.
   const webhookRefusal = body.webhookUrl && !deps.webhookPrivateAddressesAllowed ? webhookUrlRefusal(body.webhookUrl) : null;
   if (webhookRefusal) throw fieldError('webhookUrl', `Must reach a public address, not a ${webhookRefusal}`);

@@ -15,7 +15,10 @@ describe.each(SHAPES)('image flags: pin, unpin, reject (%s)', (shape) => {
   const api = (method: 'patch' | 'delete' | 'get', path: string, key = account.secretKey) =>
     request(service.baseUrl)[method](path).set('Authorization', `Bearer ${key}`).redirects(0);
   const makeImage = async (prompt: string) => {
-    const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, width: 256, height: 256 });
+    const res = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt, width: 256, height: 256 });
     return (await service.waitForJob(res.body.jobId, account.secretKey)) as { imageId: string; imageUrl: string };
   };
   const record = (id: string) => service.infra.db.prisma.image.findUnique({ where: { id } });
@@ -54,7 +57,10 @@ describe.each(SHAPES)('image flags: pin, unpin, reject (%s)', (shape) => {
     expect((await fetch(first.imageUrl)).status).toBe(200);
     // The next request for that prompt makes a fresh image.
     const calls = service.modelCalls();
-    const again = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'a rejected lantern', width: 256, height: 256 });
+    const again = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt: 'a rejected lantern', width: 256, height: 256 });
     const fresh = await service.waitForJob(again.body.jobId, account.secretKey);
     expect(fresh.imageId).not.toBe(first.imageId);
     expect(service.modelCalls()).toBe(calls + 1);
@@ -105,8 +111,12 @@ describe.each(SHAPES)('image flags: pin, unpin, reject (%s)', (shape) => {
     const { imageId } = await makeImage('a doomed write');
     const url = await permalink('doomed', [imageId]);
     // A real database fault in the middle of the transaction: unhooking from the permalink fails.
-    await service.infra.db.prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION promptpix_test_fail() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$ LANGUAGE plpgsql`);
-    await service.infra.db.prisma.$executeRawUnsafe(`CREATE TRIGGER promptpix_test_fail BEFORE DELETE ON "PermalinkImage" FOR EACH ROW EXECUTE FUNCTION promptpix_test_fail()`);
+    await service.infra.db.prisma.$executeRawUnsafe(
+      `CREATE OR REPLACE FUNCTION promptpix_test_fail() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$ LANGUAGE plpgsql`,
+    );
+    await service.infra.db.prisma.$executeRawUnsafe(
+      `CREATE TRIGGER promptpix_test_fail BEFORE DELETE ON "PermalinkImage" FOR EACH ROW EXECUTE FUNCTION promptpix_test_fail()`,
+    );
     try {
       const res = await api('patch', `/api/v1/image/${imageId}/reject`);
       expect(res.status).toBe(500);

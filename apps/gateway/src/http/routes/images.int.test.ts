@@ -11,7 +11,10 @@ describe.each(SHAPES)('GET /api/v1/image/:id (%s)', (shape) => {
   beforeAll(async () => {
     service = await startTestService(shape);
     account = await service.createAccount();
-    const started = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'a green valley', width: 512, height: 384, format: 'png' });
+    const started = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt: 'a green valley', width: 512, height: 384, format: 'png' });
     job = await service.waitForJob(started.body.jobId, account.secretKey);
   });
   afterAll(() => service.stop());

@@ -20,7 +20,12 @@ const FLAG_BODY: Record<Flag, (id: string) => object> = {
  * its permalinks and images evicted. Another account's image or a malformed id is a 404. Shared by
  * the public API and the dashboard.
  */
-export async function applyImageFlag(deps: Pick<GatewayDeps, 'imageFlags' | 'events' | 'invalidation'>, accountId: string, id: string, flag: Flag): Promise<void> {
+export async function applyImageFlag(
+  deps: Pick<GatewayDeps, 'imageFlags' | 'events' | 'invalidation'>,
+  accountId: string,
+  id: string,
+  flag: Flag,
+): Promise<void> {
   const done = isUuid(id) && (await deps.imageFlags[flag](id, accountId));
   if (!done) throw new AppError('not_found', ErrorMessages.imageNotFound);
   if (flag !== 'unpin') deps.events.record({ accountId, eventType: flag, imageId: id });
@@ -38,26 +43,26 @@ const setFlag = (deps: GatewayDeps, flag: Flag) => async (req: Request, res: Res
 /** GET /api/v1/image/:id: secret key; 302 to the stable file address, cacheable for a day. */
 export const imageRoutes = (deps: GatewayDeps) =>
   Router()
-  .patch('/api/v1/image/:id/pin', authenticate(deps.credentials, { allow: 'secret' }), setFlag(deps, 'pin'))
-  .delete('/api/v1/image/:id/pin', authenticate(deps.credentials, { allow: 'secret' }), setFlag(deps, 'unpin'))
-  .patch('/api/v1/image/:id/reject', authenticate(deps.credentials, { allow: 'secret' }), setFlag(deps, 'reject'))
-  .get('/api/v1/image/:id', authenticate(deps.credentials, { allow: 'secret' }), async (req, res) => {
-    const id = req.params.id as string;
-    const accountId = authOf(res).account.id;
-    if (!isUuid(id)) throw new AppError('not_found', ErrorMessages.imageNotFound);
+    .patch('/api/v1/image/:id/pin', authenticate(deps.credentials, { allow: 'secret' }), setFlag(deps, 'pin'))
+    .delete('/api/v1/image/:id/pin', authenticate(deps.credentials, { allow: 'secret' }), setFlag(deps, 'unpin'))
+    .patch('/api/v1/image/:id/reject', authenticate(deps.credentials, { allow: 'secret' }), setFlag(deps, 'reject'))
+    .get('/api/v1/image/:id', authenticate(deps.credentials, { allow: 'secret' }), async (req, res) => {
+      const id = req.params.id as string;
+      const accountId = authOf(res).account.id;
+      if (!isUuid(id)) throw new AppError('not_found', ErrorMessages.imageNotFound);
 
-    // Fast path: the job that made the image still holds its URL; no database read.
-    const jobId = typeof req.query.jobId === 'string' ? req.query.jobId : undefined;
-    let location: string | undefined;
-    if (jobId && /^[A-Za-z0-9-]{1,100}$/.test(jobId)) {
-      const job = await deps.jobStore.get(jobId);
-      if (job && job.accountId === accountId && job.imageId === id && job.imageUrl) location = job.imageUrl;
-    }
-    if (!location) {
-      const image = await deps.images.findOwned(id, accountId);
-      if (!image) throw new AppError('not_found', ErrorMessages.imageNotFound);
-      location = deps.storage.publicUrl(image.storageKey);
-    }
-    res.setHeader('Cache-Control', `private, max-age=${ONE_DAY}`);
-    redirectFound(res, location);
-  });
+      // Fast path: the job that made the image still holds its URL; no database read.
+      const jobId = typeof req.query.jobId === 'string' ? req.query.jobId : undefined;
+      let location: string | undefined;
+      if (jobId && /^[A-Za-z0-9-]{1,100}$/.test(jobId)) {
+        const job = await deps.jobStore.get(jobId);
+        if (job && job.accountId === accountId && job.imageId === id && job.imageUrl) location = job.imageUrl;
+      }
+      if (!location) {
+        const image = await deps.images.findOwned(id, accountId);
+        if (!image) throw new AppError('not_found', ErrorMessages.imageNotFound);
+        location = deps.storage.publicUrl(image.storageKey);
+      }
+      res.setHeader('Cache-Control', `private, max-age=${ONE_DAY}`);
+      redirectFound(res, location);
+    });

@@ -11,7 +11,11 @@ describe.each(SHAPES)('instant mode and the shared library (%s)', (shape) => {
   });
   afterAll(() => service.stop());
 
-  const instant = (body: object) => request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ ...body, mode: 'instant' });
+  const instant = (body: object) =>
+    request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ ...body, mode: 'instant' });
 
   it('404 while the library is empty', async () => {
     const res = await instant({ prompt: 'a lighthouse on a rocky coast at sunset' });
@@ -84,16 +88,30 @@ describe.each(SHAPES)('instant mode and the shared library (%s)', (shape) => {
     const res = await request(service.baseUrl)
       .post('/api/v1/embed/resolve')
       .set('Authorization', `Bearer ${account.secretKey}`)
-      .send({ elements: [{ id: 'a', prompt: 'a puppy in a meadow', mode: 'instant' }, { id: 'b', prompt: 'a parking ticket', mode: 'instant' }] });
+      .send({
+        elements: [
+          { id: 'a', prompt: 'a puppy in a meadow', mode: 'instant' },
+          { id: 'b', prompt: 'a parking ticket', mode: 'instant' },
+        ],
+      });
     expect(res.status).toBe(200);
     const direct = await instant({ prompt: 'a puppy in a meadow' });
-    expect(res.body.results[0]).toMatchObject({ id: 'a', status: 'ready', match: 'nearest', matchScore: direct.body.matchScore, poolImageId: direct.body.poolImageId });
+    expect(res.body.results[0]).toMatchObject({
+      id: 'a',
+      status: 'ready',
+      match: 'nearest',
+      matchScore: direct.body.matchScore,
+      poolImageId: direct.body.poolImageId,
+    });
     expect(res.body.results[1]).toMatchObject({ id: 'b', status: 'failed' });
   });
 
   it('a newly generated image is embedded by the worker, off the request path, and then found by meaning', async () => {
     const maker = await service.createAccount();
-    const made = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${maker.secretKey}`).send({ prompt: 'a giraffe eating leaves from an acacia' });
+    const made = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${maker.secretKey}`)
+      .send({ prompt: 'a giraffe eating leaves from an acacia' });
     expect(made.status).toBe(202);
     await service.waitForJob(made.body.jobId, maker.secretKey);
     const image = await service.infra.db.prisma.image.findFirstOrThrow({ where: { prompt: 'a giraffe eating leaves from an acacia' } });
@@ -129,9 +147,15 @@ describe.each(SHAPES)('instant mode and the shared library (%s)', (shape) => {
     const delayed = await startTestService(shape, { LIBRARY_DELAY_SECONDS: '3600' });
     try {
       const acct = await delayed.createAccount();
-      const made = await request(delayed.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${acct.secretKey}`).send({ prompt: 'a brand new comet' });
+      const made = await request(delayed.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${acct.secretKey}`)
+        .send({ prompt: 'a brand new comet' });
       await delayed.waitForJob(made.body.jobId, acct.secretKey);
-      const res = await request(delayed.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${acct.secretKey}`).send({ prompt: 'a brand new comet', mode: 'instant' });
+      const res = await request(delayed.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${acct.secretKey}`)
+        .send({ prompt: 'a brand new comet', mode: 'instant' });
       expect(res.status).toBe(404);
     } finally {
       await delayed.stop();

@@ -61,13 +61,18 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
   afterAll(() => service.stop());
 
   const generate = (prompt: string, headers: Record<string, string> = {}) =>
-    request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).set(headers).send({ prompt, width: 256, height: 256 });
+    request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .set(headers)
+      .send({ prompt, width: 256, height: 256 });
   const cancel = (jobId: string, key = account.secretKey) => request(service.baseUrl).delete(`/api/v1/job/${jobId}`).set('Authorization', `Bearer ${key}`);
   const job = async (jobId: string) => (await request(service.baseUrl).get(`/api/v1/job/${jobId}`).set('Authorization', `Bearer ${account.secretKey}`)).body;
   const quotaUsed = async () => (await service.admin('GET', `/admin/api/v1/accounts/${account.handle}`)).body.quotaUsed;
   const until = async (check: () => Promise<boolean>, what: string) => {
-    for (let i = 0; i < 200; i++) if (await check()) return;
-    else await sleep(50);
+    for (let i = 0; i < 200; i++)
+      if (await check()) return;
+      else await sleep(50);
     throw new Error(`timed out waiting for ${what}`);
   };
   const imageRecordsOf = (jobId: string) => service.infra.db.prisma.image.count({ where: { jobId } });
@@ -114,7 +119,7 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
     expect((await service.waitForJob(next, account.secretKey, 20_000)).status).toBe('completed');
   });
 
-  it('a finished job is a 409; another account\'s or an unknown one a 404; a publishable key a 403', async () => {
+  it("a finished job is a 409; another account's or an unknown one a 404; a publishable key a 403", async () => {
     const done = await service.waitForJob((await generate('cancel test: finished')).body.jobId, account.secretKey);
     const finished = await cancel(done.jobId);
     expect(finished.status).toBe(409);
@@ -130,13 +135,13 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
     // The one worker is busy with this one (no deadline) while the next waits past its deadline.
     const busy = (await generate('deadline test: keeps the worker busy')).body.jobId;
     const queued = (await generate('deadline test: waits too long', { 'Cancel-After': '1' })).body.jobId;
-    await until(async () => (await job(queued)).status === 'failed', 'the queued job\'s deadline');
+    await until(async () => (await job(queued)).status === 'failed', "the queued job's deadline");
     expect(await job(queued)).toMatchObject({ status: 'failed', error: 'cancelled' });
     expect(await quotaUsed()).toBe(used + 1);
     expect((await service.waitForJob(busy, account.secretKey, 20_000)).status).toBe('completed');
 
     const running = (await generate('deadline test: too slow', { 'Cancel-After': '1' })).body.jobId;
-    await until(async () => (await job(running)).status === 'failed', 'the running job\'s deadline');
+    await until(async () => (await job(running)).status === 'failed', "the running job's deadline");
     expect(await job(running)).toMatchObject({ status: 'failed', error: 'cancelled' });
     expect(await quotaUsed()).toBe(used + 2);
     const inTime = (await generate('deadline test: in time', { 'Cancel-After': '30' })).body.jobId;
@@ -158,7 +163,12 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
       ...store,
       async get(id) {
         const read = await store.get(id);
-        if (id === jobId) await store.update(id, { status: 'completed', imageId: '00000000-0000-4000-8000-000000000000', completedAt: new Date().toISOString() }, { ifStatus: ['processing'] });
+        if (id === jobId)
+          await store.update(
+            id,
+            { status: 'completed', imageId: '00000000-0000-4000-8000-000000000000', completedAt: new Date().toISOString() },
+            { ifStatus: ['processing'] },
+          );
         return read;
       },
     };
@@ -205,8 +215,22 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
         return read;
       },
     };
-    const bulkhead = createBackendBulkhead({ limits: (id) => service.infra.models.get(id)!.limits, store: service.infra.permits, now: Date.now, onStoreError: () => undefined });
-    const processor = createGenerationProcessor({ ...service.infra, bulkhead, jobStore: cancelledUnderTheFailure, webhooks: service.infra.webhookNotifier, cancellation, characterFor: () => Promise.reject(new Error('unused')), logger: silentLogger, now: () => new Date() });
+    const bulkhead = createBackendBulkhead({
+      limits: (id) => service.infra.models.get(id)!.limits,
+      store: service.infra.permits,
+      now: Date.now,
+      onStoreError: () => undefined,
+    });
+    const processor = createGenerationProcessor({
+      ...service.infra,
+      bulkhead,
+      jobStore: cancelledUnderTheFailure,
+      webhooks: service.infra.webhookNotifier,
+      cancellation,
+      characterFor: () => Promise.reject(new Error('unused')),
+      logger: silentLogger,
+      now: () => new Date(),
+    });
     await processor.onFinalFailure({ jobId }, new Error('model timed out'));
     bulkhead.close();
     expect(await job(jobId)).toMatchObject({ status: 'failed', error: 'cancelled' });

@@ -10,15 +10,19 @@ describe.each(SHAPES)('GET /api/v1/job/:jobId/events (%s)', (shape) => {
 
   beforeAll(async () => {
     // One job at a time, each taking a second: later jobs wait in the queue.
-    service = await startTestService(shape, { MODEL_LATENCY_MS: '1000', WORKER_CONCURRENCY: '1' }, {
-      model: (inner) => ({
-        ...inner,
-        generate: async (req, signal) => {
-          if (req.prompt.includes('doomed')) throw new Error('the provider refused');
-          return inner.generate(req, signal);
-        },
-      }),
-    });
+    service = await startTestService(
+      shape,
+      { MODEL_LATENCY_MS: '1000', WORKER_CONCURRENCY: '1' },
+      {
+        model: (inner) => ({
+          ...inner,
+          generate: async (req, signal) => {
+            if (req.prompt.includes('doomed')) throw new Error('the provider refused');
+            return inner.generate(req, signal);
+          },
+        }),
+      },
+    );
     account = await service.createAccount();
   });
   afterAll(() => service.stop());
@@ -34,7 +38,8 @@ describe.each(SHAPES)('GET /api/v1/job/:jobId/events (%s)', (shape) => {
   };
   const eventsUrl = (jobId: string, query = '') => `${service.baseUrl}/api/v1/job/${encodeURIComponent(jobId)}/events${query}`;
   const stream = (jobId: string, key = account.secretKey) => open(eventsUrl(jobId), { authorization: `Bearer ${key}` });
-  const poll = async (jobId: string) => (await fetch(`${service.baseUrl}/api/v1/job/${jobId}`, { headers: { authorization: `Bearer ${account.secretKey}` } })).json();
+  const poll = async (jobId: string) =>
+    (await fetch(`${service.baseUrl}/api/v1/job/${jobId}`, { headers: { authorization: `Bearer ${account.secretKey}` } })).json();
 
   /** Every event is a `status` with an id, and no state is sent twice in a row. */
   const expectWellFormed = (events: SseEvent[]) => {
@@ -75,7 +80,13 @@ describe.each(SHAPES)('GET /api/v1/job/:jobId/events (%s)', (shape) => {
     expect(watched.response.status).toBe(200);
     await watched.ended;
     expectWellFormed(watched.events);
-    expect(watched.events.at(-1)!.data).toEqual({ jobId, status: 'failed', createdAt: expect.any(String), completedAt: expect.any(String), error: expect.stringContaining('the provider refused') });
+    expect(watched.events.at(-1)!.data).toEqual({
+      jobId,
+      status: 'failed',
+      createdAt: expect.any(String),
+      completedAt: expect.any(String),
+      error: expect.stringContaining('the provider refused'),
+    });
     expect(watched.events.map((e) => e.data.status)).not.toContain('completed');
   });
 

@@ -16,14 +16,24 @@ describe('progressEvent', () => {
   it.each([
     ['queued, 2 ahead', job({}), 2, { id: 'queued-2', data: { ...base, status: 'queued', position: 2 } }],
     ['queued, position unknown', job({}), null, { id: 'queued', data: { ...base, status: 'queued' } }],
-    ['processing: no position', job({ status: 'processing', startedAt: '2026-11-23T07:00:01.000Z' }), 0, { id: 'processing', data: { ...base, status: 'processing' } }],
+    [
+      'processing: no position',
+      job({ status: 'processing', startedAt: '2026-11-23T07:00:01.000Z' }),
+      0,
+      { id: 'processing', data: { ...base, status: 'processing' } },
+    ],
     [
       'completed: as polled',
       job({ status: 'completed', imageId: 'i-1', imageUrl: 'https://x/i.webp', quotaCharged: true, ...done }),
       null,
       { id: 'completed', data: { ...base, status: 'completed', imageId: 'i-1', imageUrl: 'https://x/i.webp', ...done } },
     ],
-    ['failed: with its error', job({ status: 'failed', error: 'Image generation failed: boom', ...done }), null, { id: 'failed', data: { ...base, status: 'failed', error: 'Image generation failed: boom', ...done } }],
+    [
+      'failed: with its error',
+      job({ status: 'failed', error: 'Image generation failed: boom', ...done }),
+      null,
+      { id: 'failed', data: { ...base, status: 'failed', error: 'Image generation failed: boom', ...done } },
+    ],
   ])('%s', (_name, record, position, expected) => {
     expect(progressEvent(record, position)).toEqual(expected);
   });
@@ -37,7 +47,11 @@ describe('sseFrame', () => {
 
 describe('backendProgressEvent', () => {
   it.each([
-    ['processing with a fraction and message', job({ status: 'processing', progress: { fraction: 0.4, message: 'step 8/20' } }), { jobId: 'j-1', fraction: 0.4, message: 'step 8/20' }],
+    [
+      'processing with a fraction and message',
+      job({ status: 'processing', progress: { fraction: 0.4, message: 'step 8/20' } }),
+      { jobId: 'j-1', fraction: 0.4, message: 'step 8/20' },
+    ],
     ['processing with a message only', job({ status: 'processing', progress: { message: 'Loading model' } }), { jobId: 'j-1', message: 'Loading model' }],
     ['processing, nothing reported', job({ status: 'processing' }), null],
     ['completed: the last progress is not repeated', job({ status: 'completed', progress: { fraction: 1 } }), null],

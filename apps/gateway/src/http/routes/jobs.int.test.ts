@@ -16,7 +16,10 @@ describe.each(SHAPES)('GET /api/v1/job/:jobId (%s)', (shape) => {
   const poll = (jobId: string, key = account.secretKey) => request(service.baseUrl).get(`/api/v1/job/${jobId}`).set('Authorization', `Bearer ${key}`);
 
   it('shows only the fields that have a value, no-cache in flight, one minute once finished', async () => {
-    const started = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'a fox in the snow' });
+    const started = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt: 'a fox in the snow' });
     const inFlight = await poll(started.body.jobId);
     expect(inFlight.status).toBe(200);
     expect(['queued', 'processing']).toContain(inFlight.body.status);
@@ -62,9 +65,9 @@ describe.each(SHAPES)('GET /api/v1/job/:jobId (%s)', (shape) => {
     await service.waitForJob(started.body.jobId, account.secretKey);
     // Re-create the record with a one second lifetime to watch it expire.
     const record = await service.infra.jobStore.get(started.body.jobId);
-    await service.infra.jobStore.create({ ...record!, jobId: 'short-lived-' + shape }, 1);
-    expect((await poll('short-lived-' + shape)).status).toBe(200);
+    await service.infra.jobStore.create({ ...record!, jobId: `short-lived-${shape}` }, 1);
+    expect((await poll(`short-lived-${shape}`)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 2100));
-    expect((await poll('short-lived-' + shape)).status).toBe(404);
+    expect((await poll(`short-lived-${shape}`)).status).toBe(404);
   });
 });

@@ -3,7 +3,7 @@ import { SHAPES, startTestService, type TestService } from '@promptpix/server/te
 
 /** The value of one series in a Prometheus text exposition (undefined when absent). */
 function sample(body: string, series: string): number | undefined {
-  const line = body.split('\n').find((l) => l.startsWith(series + ' '));
+  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 

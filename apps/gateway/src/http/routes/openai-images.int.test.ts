@@ -17,7 +17,8 @@ jest.setTimeout(120_000);
 const ROOT = join(__dirname, '../../../../..');
 const run = promisify(execFile);
 /** The fenced blocks of docs/api/openai-compatible.md with this info string. */
-const examples = (info: string) => [...readFileSync(join(ROOT, 'docs/api/openai-compatible.md'), 'utf8').matchAll(/```(.*)\n([\s\S]*?)```/g)].filter((m) => m[1] === info).map((m) => m[2]);
+const examples = (info: string) =>
+  [...readFileSync(join(ROOT, 'docs/api/openai-compatible.md'), 'utf8').matchAll(/```(.*)\n([\s\S]*?)```/g)].filter((m) => m[1] === info).map((m) => m[2]);
 
 /** What the SDK throws, as a plain object to compare. */
 async function raised(call: Promise<unknown>) {
@@ -58,7 +59,9 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     expect(publishedModelList.parse({ object: 'list', data: models.data })).toBeTruthy();
     expect(await openai.models.retrieve(models.data[0].id)).toEqual(models.data[0]);
 
-    const { data: images, response } = await openai.images.generate({ model: models.data[0].id, prompt: 'a lighthouse on a cliff at dusk', size: '512x512' }).withResponse();
+    const { data: images, response } = await openai.images
+      .generate({ model: models.data[0].id, prompt: 'a lighthouse on a cliff at dusk', size: '512x512' })
+      .withResponse();
     expect(images.data).toHaveLength(1);
     expect(publishedImagesResponse.parse(images)).toEqual(images);
     const file = await fetch(images.data![0].url!);
@@ -72,11 +75,15 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
   });
 
   it('answers b64_json that decodes to the requested size and format', async () => {
-    const images = await client(account.secretKey).images.generate(extended({ prompt: 'a red kite over a beach', size: '256x384', output_format: 'webp', response_format: 'b64_json' }));
+    const images = await client(account.secretKey).images.generate(
+      extended({ prompt: 'a red kite over a beach', size: '256x384', output_format: 'webp', response_format: 'b64_json' }),
+    );
     expect(images.data![0].url).toBeUndefined();
     expect(publishedImagesResponse.parse(images)).toEqual(images);
     expect(await decoded(Buffer.from(images.data![0].b64_json!, 'base64'))).toEqual({ width: 256, height: 384, format: 'webp' });
-    const jpeg = await client(account.secretKey).images.generate(extended({ prompt: 'a red kite over a beach', size: '256x384', output_format: 'jpeg', response_format: 'b64_json' }));
+    const jpeg = await client(account.secretKey).images.generate(
+      extended({ prompt: 'a red kite over a beach', size: '256x384', output_format: 'jpeg', response_format: 'b64_json' }),
+    );
     expect(await decoded(Buffer.from(jpeg.data![0].b64_json!, 'base64'))).toEqual({ width: 256, height: 384, format: 'jpeg' });
   });
 
@@ -116,10 +123,15 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     expect(await quotaUsed(account.handle)).toBe(used + 5);
   });
 
-  it('raises the SDK error class of each failure, in OpenAI\'s envelope', async () => {
+  it("raises the SDK error class of each failure, in OpenAI's envelope", async () => {
     const openai = client(account.secretKey);
-    const wrongKey = await raised(client('sk_live_' + 'x'.repeat(40)).images.generate({ prompt: 'x' }));
-    expect(wrongKey).toMatchObject({ status: 401, type: 'invalid_request_error', code: 'invalid_api_key', message: expect.stringContaining(ErrorMessages.invalidKey) });
+    const wrongKey = await raised(client(`sk_live_${'x'.repeat(40)}`).images.generate({ prompt: 'x' }));
+    expect(wrongKey).toMatchObject({
+      status: 401,
+      type: 'invalid_request_error',
+      code: 'invalid_api_key',
+      message: expect.stringContaining(ErrorMessages.invalidKey),
+    });
     expect(wrongKey.error).toBeInstanceOf(OpenAI.AuthenticationError);
 
     for (const [body, param] of [
@@ -133,7 +145,12 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
       [{ prompt: 'x', character: '00000000-0000-4000-8000-000000000000' }, 'character'],
     ] as const) {
       const bad = await raised(openai.images.generate(extended(body)));
-      expect({ param: bad.param, status: bad.status, type: bad.type, cls: bad.error instanceof OpenAI.BadRequestError }).toEqual({ param, status: 400, type: 'invalid_request_error', cls: true });
+      expect({ param: bad.param, status: bad.status, type: bad.type, cls: bad.error instanceof OpenAI.BadRequestError }).toEqual({
+        param,
+        status: 400,
+        type: 'invalid_request_error',
+        cls: true,
+      });
     }
     const unknownModel = await raised(openai.images.generate({ prompt: 'x', model: 'no-such-model' }));
     expect(unknownModel).toMatchObject({ status: 400, param: 'model', code: 'model_not_found' });
@@ -150,7 +167,10 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     expect((await raised(client(other.secretKey).images.generate({ prompt: 'x' }))).error).toBeInstanceOf(OpenAI.AuthenticationError);
     const suspended = await service.createAccount();
     await service.admin('PATCH', `/admin/api/v1/accounts/${suspended.handle}`, { status: 'suspended' });
-    expect(await raised(client(suspended.secretKey).images.generate({ prompt: 'x' }))).toMatchObject({ status: 403, message: expect.stringContaining(ErrorMessages.suspended) });
+    expect(await raised(client(suspended.secretKey).images.generate({ prompt: 'x' }))).toMatchObject({
+      status: 403,
+      message: expect.stringContaining(ErrorMessages.suspended),
+    });
     const pending = await service.createAccount({ status: 'pending' });
     expect(await raised(client(pending.secretKey).images.generate({ prompt: 'x' }))).toMatchObject({ status: 403, code: 'pending_approval' });
 
@@ -189,13 +209,24 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
 
   it('reads no body before the key is known, bounds it after, and answers unknown /v1 paths in the envelope', async () => {
     const post = (key: string | null, body: string) =>
-      fetch(`${service.baseUrl}/v1/images/generations`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key && { authorization: `Bearer ${key}` }) }, body });
+      fetch(`${service.baseUrl}/v1/images/generations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(key && { authorization: `Bearer ${key}` }) },
+        body,
+      });
     // Unparsable and oversized bodies without a valid key are a 401: the key is checked first.
     const noKey = await post(null, '{"prompt":');
-    expect([noKey.status, await noKey.json()]).toEqual([401, { error: { message: ErrorMessages.missingKey, type: 'invalid_request_error', param: null, code: 'missing_api_key' } }]);
-    expect((await post('sk_live_' + 'y'.repeat(40), JSON.stringify({ prompt: 'x'.repeat(500_000) }))).status).toBe(401);
+    expect([noKey.status, await noKey.json()]).toEqual([
+      401,
+      { error: { message: ErrorMessages.missingKey, type: 'invalid_request_error', param: null, code: 'missing_api_key' } },
+    ]);
+    expect((await post(`sk_live_${'y'.repeat(40)}`, JSON.stringify({ prompt: 'x'.repeat(500_000) }))).status).toBe(401);
     // Express matches paths case-insensitively; so does the rule that leaves these bodies unread.
-    const shouted = await fetch(`${service.baseUrl}/V1/images/generations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":' });
+    const shouted = await fetch(`${service.baseUrl}/V1/images/generations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"prompt":',
+    });
     expect(shouted.status).toBe(401);
     const invalidJson = await post(account.secretKey, '{"prompt":');
     expect([invalidJson.status, (await invalidJson.json()).error.message]).toEqual([400, ErrorMessages.invalidJson]);
@@ -203,11 +234,20 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     expect([tooLarge.status, (await tooLarge.json()).error.message]).toEqual([413, ErrorMessages.payloadTooLarge]);
 
     const unknown = await fetch(`${service.baseUrl}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${account.secretKey}` } });
-    expect([unknown.status, await unknown.json()]).toEqual([404, { error: { message: ErrorMessages.notFound, type: 'invalid_request_error', param: null, code: null } }]);
+    expect([unknown.status, await unknown.json()]).toEqual([
+      404,
+      { error: { message: ErrorMessages.notFound, type: 'invalid_request_error', param: null, code: null } },
+    ]);
   });
 
   it("runs the documentation page's examples as written: the five lines with the official client, and the curl block", async () => {
-    const env = { ...process.env, BASE_URL: service.baseUrl, SECRET_KEY: account.secretKey, PUBLISHABLE_KEY: account.publishableKey, ADMIN_TOKEN: TEST_ADMIN_TOKEN };
+    const env = {
+      ...process.env,
+      BASE_URL: service.baseUrl,
+      SECRET_KEY: account.secretKey,
+      PUBLISHABLE_KEY: account.publishableKey,
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    };
     const [fiveLines] = examples('js');
     expect(fiveLines).toContain("from 'openai'");
     const { stdout } = await run('node', ['--input-type=module', '-e', fiveLines], { cwd: ROOT, env });

@@ -11,9 +11,24 @@ const fieldsOf = (body: unknown) => {
 describe('POST /v1/images/generations request', () => {
   it.each([
     ['the dall-e-3 reference example', { model: 'dall-e-3', prompt: 'A cute baby sea otter', n: 1, size: '1024x1024' }],
-    ['a gpt-image-1 request with its own options', { model: 'gpt-image-1', prompt: 'A cute baby sea otter', size: '1536x1024', quality: 'high', output_format: 'webp', background: 'auto', moderation: 'low', output_compression: 80 }],
+    [
+      'a gpt-image-1 request with its own options',
+      {
+        model: 'gpt-image-1',
+        prompt: 'A cute baby sea otter',
+        size: '1536x1024',
+        quality: 'high',
+        output_format: 'webp',
+        background: 'auto',
+        moderation: 'low',
+        output_compression: 80,
+      },
+    ],
     ['a dall-e-2 request for two base64 takes', { prompt: 'A cute baby sea otter', n: 2, size: '256x256', response_format: 'b64_json', user: 'user-1234' }],
-    ['every optional field null', { prompt: 'x', model: null, n: null, size: null, quality: null, style: null, response_format: null, output_format: null, stream: null }],
+    [
+      'every optional field null',
+      { prompt: 'x', model: null, n: null, size: null, quality: null, style: null, response_format: null, output_format: null, stream: null },
+    ],
     ['OpenAI style and quality values', { prompt: 'x', style: 'vivid', quality: 'hd' }],
     ['stream: false', { prompt: 'x', stream: false }],
   ])('accepts what OpenAI publishes: %s', (_name, body) => {
@@ -41,8 +56,9 @@ describe('POST /v1/images/generations request', () => {
     expect(fieldsOf(body)).toEqual([field]);
   });
 
-  it('takes each of OpenAI\'s named sizes', () => {
-    for (const size of publishedImageSizes) expect({ size, parsed: parseImageSize(size) }).toEqual({ size, parsed: { width: expect.any(Number), height: expect.any(Number) } });
+  it("takes each of OpenAI's named sizes", () => {
+    for (const size of publishedImageSizes)
+      expect({ size, parsed: parseImageSize(size) }).toEqual({ size, parsed: { width: expect.any(Number), height: expect.any(Number) } });
   });
 
   it.each([
@@ -59,7 +75,7 @@ describe('POST /v1/images/generations request', () => {
   });
 });
 
-describe('answers in OpenAI\'s published shapes', () => {
+describe("answers in OpenAI's published shapes", () => {
   it.each([
     ['url', { created: 1764000000, data: [{ url: 'https://img.example.com/images/a.png' }], output_format: 'png' as const }],
     ['b64_json, two takes', { created: 1764000000, data: [{ b64_json: 'iVBORw0KGgo=' }, { b64_json: 'iVBORw0KGgo=' }], output_format: 'webp' as const }],

@@ -1,7 +1,16 @@
 import { randomInt } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
-import { dimensionSchema, ErrorMessages, generateBodySchema, imageFormats, negativePromptSchema, seedSchema, text, type GenerationRequest } from '@promptpix/contracts';
+import {
+  dimensionSchema,
+  ErrorMessages,
+  generateBodySchema,
+  imageFormats,
+  negativePromptSchema,
+  seedSchema,
+  text,
+  type GenerationRequest,
+} from '@promptpix/contracts';
 import { AppError, cacheKeyOf, fieldError, decideFromCache, quotaExceededError, quotaHeaders, seedsOfTakes, type Started } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { checkedGenerationRequest } from '../generation-request';
@@ -23,7 +32,10 @@ export function parseImageSize(size: string): { width: number; height: number } 
   const match = /^(\d{1,5})x(\d{1,5})$/.exec(size);
   if (!match) return { error: 'Expected auto or WIDTHxHEIGHT, such as 1024x1024' };
   const [width, height] = [Number(match[1]), Number(match[2])];
-  for (const [name, value] of [['width', width], ['height', height]] as const) {
+  for (const [name, value] of [
+    ['width', width],
+    ['height', height],
+  ] as const) {
     const checked = dimensionSchema.safeParse(value);
     if (!checked.success) return { error: `The ${name} ${value}: ${checked.error.issues[0].message}` };
   }
@@ -36,8 +48,16 @@ const optional = <S extends z.ZodType>(schema: S) => schema.nullish();
 /** Body of POST /v1/images/generations: OpenAI's request shape, plus this service's extensions. Unknown fields are ignored. */
 export const openAiImageRequestSchema = z.object({
   prompt: generateBodySchema.shape.prompt,
-  model: optional(text(1, 200)).meta({ description: 'Any id from GET /v1/models; OpenAI\'s own image model ids (dall-e-3, gpt-image-1, ...) name the default model' }),
-  n: optional(z.number({ error: 'Expected an integer' }).int({ error: 'Expected an integer' }).min(1, { error: `Must be between 1 and ${MAX_TAKES}` }).max(MAX_TAKES, { error: `Must be between 1 and ${MAX_TAKES}` })).meta({
+  model: optional(text(1, 200)).meta({
+    description: "Any id from GET /v1/models; OpenAI's own image model ids (dall-e-3, gpt-image-1, ...) name the default model",
+  }),
+  n: optional(
+    z
+      .number({ error: 'Expected an integer' })
+      .int({ error: 'Expected an integer' })
+      .min(1, { error: `Must be between 1 and ${MAX_TAKES}` })
+      .max(MAX_TAKES, { error: `Must be between 1 and ${MAX_TAKES}` }),
+  ).meta({
     description: `1 to ${MAX_TAKES} distinct takes (default 1), each with its own seed and each a generation counted against the quota; the first may come from the cache`,
   }),
   size: optional(
@@ -46,10 +66,16 @@ export const openAiImageRequestSchema = z.object({
       if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
     }),
   ).meta({ description: '`auto` (1024x1024, the default) or WIDTHxHEIGHT, each 256 to 2048 and a multiple of 64', example: '1024x1024' }),
-  response_format: optional(z.enum(['url', 'b64_json'], { error: 'Expected url or b64_json' })).meta({ description: 'url (the default): a stable image URL; b64_json: the encoded image' }),
+  response_format: optional(z.enum(['url', 'b64_json'], { error: 'Expected url or b64_json' })).meta({
+    description: 'url (the default): a stable image URL; b64_json: the encoded image',
+  }),
   output_format: optional(z.enum(imageFormats, { error: 'Expected one of png, jpeg, webp' })).meta({ description: 'Default png' }),
-  quality: optional(z.enum(['auto', 'standard', 'hd', 'low', 'medium', 'high'], { error: 'Expected one of auto, standard, hd, low, medium, high' })).meta({ description: 'Accepted and ignored' }),
-  style: optional(text(1, 200)).meta({ description: 'OpenAI\'s vivid or natural: ignored. Any other value: a preset id or the id of one of your own styles (GET /api/v1/styles)' }),
+  quality: optional(z.enum(['auto', 'standard', 'hd', 'low', 'medium', 'high'], { error: 'Expected one of auto, standard, hd, low, medium, high' })).meta({
+    description: 'Accepted and ignored',
+  }),
+  style: optional(text(1, 200)).meta({
+    description: "OpenAI's vivid or natural: ignored. Any other value: a preset id or the id of one of your own styles (GET /api/v1/styles)",
+  }),
   character: optional(generateBodySchema.shape.character),
   seed: optional(seedSchema),
   negative_prompt: optional(negativePromptSchema),

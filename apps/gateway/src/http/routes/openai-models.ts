@@ -26,7 +26,8 @@ export const OPENAI_MODEL_ALIASES: readonly string[] = ['dall-e-2', 'dall-e-3', 
  * The models a caller can name, the default first: MODELS_FILE's ids, or the one model of the
  * single-model variables (its name: `procedural`, `openai:gpt-image-1`, ...).
  */
-export const servedModels = (models: Pick<ServedModels, 'ids'>, created: number): OpenAiModel[] => models.ids.map((id) => ({ id, object: 'model', created, owned_by: 'promptpix' }));
+export const servedModels = (models: Pick<ServedModels, 'ids'>, created: number): OpenAiModel[] =>
+  models.ids.map((id) => ({ id, object: 'model', created, owned_by: 'promptpix' }));
 
 /**
  * The model a request names, checked: absent or an alias of OpenAI's (not itself served) is the
@@ -35,7 +36,10 @@ export const servedModels = (models: Pick<ServedModels, 'ids'>, created: number)
 export function servedModelOf(id: string | undefined, models: ServedModels): string | undefined {
   if (id === undefined || models.ids.includes(id)) return id;
   if (OPENAI_MODEL_ALIASES.includes(id)) return undefined;
-  throw new AppError('invalid_request', 'Invalid request', { code: 'model_not_found', details: { formErrors: [], fieldErrors: { model: [`The model "${id}" does not exist; GET /v1/models lists the models served`] } } });
+  throw new AppError('invalid_request', 'Invalid request', {
+    code: 'model_not_found',
+    details: { formErrors: [], fieldErrors: { model: [`The model "${id}" does not exist; GET /v1/models lists the models served`] } },
+  });
 }
 
 /** GET /v1/models and GET /v1/models/:id (DECISIONS, "OpenAI-compatible surface"): secret key, OpenAI's list and model shapes; errors as openai-errors.ts answers them. */

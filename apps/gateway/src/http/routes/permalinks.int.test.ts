@@ -11,20 +11,27 @@ describe.each(SHAPES)('permalinks: GET /api/img/{handle}/{name} (%s)', (shape) =
     account = await service.createAccount({ plan: 'business', domains: ['*.shop.io'] });
     images = [];
     for (const prompt of ['first take', 'second take', 'third take']) {
-      const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt, width: 256, height: 256 });
+      const res = await request(service.baseUrl)
+        .post('/api/v1/generate')
+        .set('Authorization', `Bearer ${account.secretKey}`)
+        .send({ prompt, width: 256, height: 256 });
       images.push(await service.waitForJob(res.body.jobId, account.secretKey));
     }
   });
   afterAll(() => service.stop());
 
-  const create = (name: string, imageIds: string[], handle = account.handle) => service.admin('POST', `/admin/api/v1/accounts/${handle}/permalinks`, { name, imageIds });
+  const create = (name: string, imageIds: string[], handle = account.handle) =>
+    service.admin('POST', `/admin/api/v1/accounts/${handle}/permalinks`, { name, imageIds });
   const open = (path: string, referer?: string) => {
     const r = request(service.baseUrl).get(path).redirects(0);
     return referer ? r.set('Referer', referer) : r;
   };
 
   it('the operator creates a permalink from image ids and gets its URL', async () => {
-    const res = await create('hero', images.map((i) => i.imageId));
+    const res = await create(
+      'hero',
+      images.map((i) => i.imageId),
+    );
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ name: 'hero', url: `${service.baseUrl}/api/img/${account.handle}/hero`, imageIds: images.map((i) => i.imageId) });
   });
@@ -46,8 +53,12 @@ describe.each(SHAPES)('permalinks: GET /api/img/{handle}/{name} (%s)', (shape) =
   });
 
   it('serves the pinned image; unpin returns it to rotation; pinning another moves the pin', async () => {
-    await create('pinned', images.map((i) => i.imageId));
-    const pin = (id: string, method: 'patch' | 'delete' = 'patch') => request(service.baseUrl)[method](`/api/v1/image/${id}/pin`).set('Authorization', `Bearer ${account.secretKey}`);
+    await create(
+      'pinned',
+      images.map((i) => i.imageId),
+    );
+    const pin = (id: string, method: 'patch' | 'delete' = 'patch') =>
+      request(service.baseUrl)[method](`/api/v1/image/${id}/pin`).set('Authorization', `Bearer ${account.secretKey}`);
     await pin(images[1].imageId);
     for (let i = 0; i < 3; i++) expect((await open(`/api/img/${account.handle}/pinned`)).headers.location).toBe(images[1].imageUrl);
     await pin(images[2].imageId);
@@ -80,7 +91,10 @@ describe.each(SHAPES)('permalinks: GET /api/img/{handle}/{name} (%s)', (shape) =
   });
 
   it('404 when every image was rejected (empty)', async () => {
-    const res = await request(service.baseUrl).post('/api/v1/generate').set('Authorization', `Bearer ${account.secretKey}`).send({ prompt: 'lonely', width: 256, height: 256 });
+    const res = await request(service.baseUrl)
+      .post('/api/v1/generate')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .send({ prompt: 'lonely', width: 256, height: 256 });
     const only = await service.waitForJob(res.body.jobId, account.secretKey);
     await create('lonely', [only.imageId]);
     expect((await open(`/api/img/${account.handle}/lonely`)).status).toBe(302);

@@ -36,7 +36,10 @@ describe('a dependency down, then shutting down', () => {
     for (let i = 0; i < 5; i++) expect((await request(service.baseUrl).get('/api/ready')).body).toEqual({ status: 'ready' });
     for (let i = 0; i < 3; i++) {
       const status = await request(service.baseUrl).get('/api/status');
-      expect([status.status, status.body]).toEqual([200, { status: 'degraded', dependencies: { database: 'ok', redis: 'ok', storage: 'failed' }, models: { procedural: 'up' } }]);
+      expect([status.status, status.body]).toEqual([
+        200,
+        { status: 'degraded', dependencies: { database: 'ok', redis: 'ok', storage: 'failed' }, models: { procedural: 'up' } },
+      ]);
     }
     const metrics = (await request(service.baseUrl).get('/metrics')).text;
     expect(metrics).toContain('promptpix_dependency_up{dependency="storage"} 0');

@@ -52,14 +52,22 @@ describe.each(SHAPES)('GET /api/v1/render (%s)', (shape) => {
   });
 
   it('takes the key from the Authorization header too, and refuses publishable keys', async () => {
-    const res = await request(service.baseUrl).get('/api/v1/render?prompt=a%20windmill%20in%20a%20tulip%20field&style=watercolor').set('Authorization', `Bearer ${account.secretKey}`).redirects(0);
+    const res = await request(service.baseUrl)
+      .get('/api/v1/render?prompt=a%20windmill%20in%20a%20tulip%20field&style=watercolor')
+      .set('Authorization', `Bearer ${account.secretKey}`)
+      .redirects(0);
     expect(res.status).toBe(302);
     const pk = await render('prompt=x', account.publishableKey);
     expect(pk.status).toBe(403);
   });
 
   it('400 naming the field for bad parameters', async () => {
-    for (const [query, field] of [['style=x', 'prompt'], ['prompt=x&width=100', 'width'], ['prompt=x&format=gif', 'format'], ['prompt=x&character=nope', 'character']]) {
+    for (const [query, field] of [
+      ['style=x', 'prompt'],
+      ['prompt=x&width=100', 'width'],
+      ['prompt=x&format=gif', 'format'],
+      ['prompt=x&character=nope', 'character'],
+    ]) {
       const res = await render(query);
       expect(res.status).toBe(400);
       expect(res.body.details.fieldErrors[field]).toBeDefined();
@@ -67,9 +75,19 @@ describe.each(SHAPES)('GET /api/v1/render (%s)', (shape) => {
   });
 
   it('503 with Retry-After and the jobId when the image is not ready in time; the job finishes later', async () => {
-    const short = await startTestService(shape, { RENDER_WAIT_MS: '300' }, {
-      model: (inner) => ({ name: inner.name, generate: async (req, signal) => { await new Promise((r) => setTimeout(r, 1500)); return inner.generate(req, signal); } }),
-    });
+    const short = await startTestService(
+      shape,
+      { RENDER_WAIT_MS: '300' },
+      {
+        model: (inner) => ({
+          name: inner.name,
+          generate: async (req, signal) => {
+            await new Promise((r) => setTimeout(r, 1500));
+            return inner.generate(req, signal);
+          },
+        }),
+      },
+    );
     try {
       const acct = await short.createAccount();
       const res = await request(short.baseUrl).get(`/api/v1/render?prompt=a%20slow%20sunrise&key=${acct.secretKey}`).redirects(0);

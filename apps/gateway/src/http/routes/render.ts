@@ -1,6 +1,6 @@
 import { Router, type Response } from 'express';
 import { renderQuerySchema, type GenerationRequest } from '@promptpix/contracts';
-import { AppError, cacheKeyOf, decideFromCache, fieldError, normalizePrompt, quotaHeaders } from '@promptpix/core';
+import { AppError, cacheKeyOf, decideFromCache, fieldError, normalizePrompt, quotaHeaders, type Started } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf, callerOf } from '../middleware/auth';
 import { chosenModel } from '../model-choice';
@@ -54,7 +54,7 @@ export const renderRoutes = (deps: GatewayDeps) =>
       return redirect(res, deps.storage.publicUrl(cached.image.storageKey));
     }
 
-    let started;
+    let started: Started;
     try {
       started = await deps.generations.startWithCandidates(account, request, candidates, { caller: callerOf(authOf(res), deps.activeJobsPerKey) });
     } catch (error) {
@@ -72,4 +72,3 @@ export const renderRoutes = (deps: GatewayDeps) =>
     const job = await holdForImage(deps.jobStore, started.job, deps.renderWaitMs, () => closed);
     return redirect(res, job.imageUrl);
   });
-

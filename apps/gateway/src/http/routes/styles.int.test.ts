@@ -45,11 +45,21 @@ describe.each(SHAPES)('styles (%s)', (shape) => {
       expect(['photo', 'illustration', 'artistic', 'technical', 'fantasy', 'general']).toContain(s.category);
       expect(['free', 'starter', 'pro', 'business']).toContain(s.tier);
     }
-    expect(res.body.styles.filter((s: { tier: string }) => s.tier === 'free').map((s: { id: string }) => s.id).sort()).toEqual([...FREE].sort());
+    expect(
+      res.body.styles
+        .filter((s: { tier: string }) => s.tier === 'free')
+        .map((s: { id: string }) => s.id)
+        .sort(),
+    ).toEqual([...FREE].sort());
   });
 
   it('GET /api/v1/styles: own styles first, then the presets the plan allows, with the keyed fields', async () => {
-    const created = await service.admin('POST', `/admin/api/v1/accounts/${free.handle}/styles`, { name: 'House look', description: 'Our brand', tags: ['brand'], baseStyle: 'watercolor' });
+    const created = await service.admin('POST', `/admin/api/v1/accounts/${free.handle}/styles`, {
+      name: 'House look',
+      description: 'Our brand',
+      tags: ['brand'],
+      baseStyle: 'watercolor',
+    });
     expect(created.status).toBe(201);
     const res = await list(free.publishableKey);
     expect(res.status).toBe(200);
@@ -87,7 +97,10 @@ describe.each(SHAPES)('styles (%s)', (shape) => {
     expect((await generate(free.secretKey, { prompt: 'x', style: othersOwn.body.id })).status).toBe(400);
     const render = await request(service.baseUrl).get(`/api/v1/render?prompt=x&style=${business.id}&key=${free.secretKey}`);
     expect(render.status).toBe(403);
-    const embed = await request(service.baseUrl).post('/api/v1/embed/resolve').set('Authorization', `Bearer ${free.publishableKey}`).send({ elements: [{ id: 'a', prompt: 'x', style: 'no-such-style' }] });
+    const embed = await request(service.baseUrl)
+      .post('/api/v1/embed/resolve')
+      .set('Authorization', `Bearer ${free.publishableKey}`)
+      .send({ elements: [{ id: 'a', prompt: 'x', style: 'no-such-style' }] });
     expect(embed.body.results[0]).toEqual({ id: 'a', status: 'failed', error: expect.stringContaining('style') });
   });
 

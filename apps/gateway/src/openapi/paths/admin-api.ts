@@ -46,7 +46,12 @@ const op = (operationId: string, summary: string, responses: Record<string, unkn
 
 export const adminApiPaths: ZodOpenApiPathsObject = {
   '/admin/api/v1/accounts': {
-    post: op('adminCreateAccount', 'Create an account (pending unless a status is given)', { '201': json(adminAccountSchema, 'The account'), '400': bad }, { requestBody: body(createAccountSchema) }),
+    post: op(
+      'adminCreateAccount',
+      'Create an account (pending unless a status is given)',
+      { '201': json(adminAccountSchema, 'The account'), '400': bad },
+      { requestBody: body(createAccountSchema) },
+    ),
   },
   '/admin/api/v1/accounts/{handle}': {
     get: op('adminGetAccount', 'An account', { '200': json(adminAccountSchema, 'The account'), '404': accountNotFound }, { requestParams: { path: handle } }),
@@ -86,8 +91,8 @@ export const adminApiPaths: ZodOpenApiPathsObject = {
     ),
     patch: op(
       'adminPatchKeyLimits',
-      'Set a publishable key\'s budgets (null: the service default) or signed mode; every gateway sees it within the invalidation bound',
-      { '200': json(adminKeySchema, 'The key\'s settings, its signing secret included'), '400': bad, '404': json(errorBodySchema, 'No such live key') },
+      "Set a publishable key's budgets (null: the service default) or signed mode; every gateway sees it within the invalidation bound",
+      { '200': json(adminKeySchema, "The key's settings, its signing secret included"), '400': bad, '404': json(errorBodySchema, 'No such live key') },
       { requestParams: { path: z.object({ id: z.uuid() }) }, requestBody: body(patchKeyLimitsSchema) },
     ),
   },
@@ -102,7 +107,7 @@ export const adminApiPaths: ZodOpenApiPathsObject = {
   '/admin/api/v1/accounts/{handle}/permalinks': {
     post: op(
       'adminCreatePermalink',
-      'Name a set of the account\'s images; served at /api/img/{handle}/{name}',
+      "Name a set of the account's images; served at /api/img/{handle}/{name}",
       { '201': json(adminPermalinkSchema, 'The permalink'), '400': bad, '404': accountNotFound },
       { requestParams: { path: handle }, requestBody: body(createPermalinkSchema) },
     ),
@@ -110,7 +115,7 @@ export const adminApiPaths: ZodOpenApiPathsObject = {
   '/admin/api/v1/accounts/{handle}/styles': {
     post: op(
       'adminCreateStyle',
-      'Create one of the account\'s own styles',
+      "Create one of the account's own styles",
       { '201': json(adminStyleSchema, 'The style'), '400': bad, '404': accountNotFound },
       { requestParams: { path: handle }, requestBody: body(createStyleSchema) },
     ),
@@ -183,14 +188,17 @@ export const adminApiPaths: ZodOpenApiPathsObject = {
   '/admin/api/v1/failed-jobs/{jobId}/retry': {
     post: op(
       'adminRetryFailedJobAsNew',
-      'Start a new job for a failed job\'s request, charged like any new generation; once per failed job',
+      "Start a new job for a failed job's request, charged like any new generation; once per failed job",
       {
         '202': json(adminFailedJobRetriedSchema, 'The new job'),
         '400': bad,
         '402': json(errorBodySchema, "The account's quota is used up"),
         '403': json(errorBodySchema, 'The account is suspended or banned'),
         '404': json(errorBodySchema, 'No failed job with this id is kept'),
-        '409': json(z.object({ error: z.string(), retriedAs: z.string().nullable().meta({ description: 'The job the earlier retry started' }) }), 'Retried already'),
+        '409': json(
+          z.object({ error: z.string(), retriedAs: z.string().nullable().meta({ description: 'The job the earlier retry started' }) }),
+          'Retried already',
+        ),
       },
       { requestParams: { path: z.object({ jobId: z.string() }) } },
     ),

@@ -30,7 +30,10 @@ export const jobEventPaths: ZodOpenApiPathsObject = {
       requestParams: {
         path: z.object({ jobId: z.string() }),
         header: z.object({
-          'Last-Event-ID': z.string().optional().meta({ description: 'Sent by EventSource when it reconnects; naming the final state it already has answers 204' }),
+          'Last-Event-ID': z
+            .string()
+            .optional()
+            .meta({ description: 'Sent by EventSource when it reconnects; naming the final state it already has answers 204' }),
         }),
       },
       responses: {

@@ -8,7 +8,7 @@ const preflight = (operationId: string): ZodOpenApiOperationObject => ({
   tags: ['Service'],
   operationId,
   summary: 'CORS preflight',
-  description: 'No key. The origin itself is checked on the actual request, against the key\'s domain list.',
+  description: "No key. The origin itself is checked on the actual request, against the key's domain list.",
   security: auth.none,
   responses: {
     '204': {

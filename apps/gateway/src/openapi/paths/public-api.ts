@@ -71,25 +71,19 @@ export const publicApiPaths: ZodOpenApiPathsObject = {
         'Generate mode answers 202 with a job to poll every second or two; a generation usually takes ten to fifteen seconds. ' +
         'A prompt and style already generated for the account is a cache hit: the job completes at once and costs no quota. ' +
         'Instant mode answers 200 with the closest shared-library image; it never starts a job and is free on every plan. ' +
-        'Extensions: a prompt the safety filter blocks is a 400 naming `prompt` (stricter for `ageBuckets` kids and bigkids); `seed`, `negativePrompt` and `webhookUrl` in the body; `Idempotency-Key` and `Cancel-After` headers; over the key\'s cap on jobs in progress, a 429.',
+        "Extensions: a prompt the safety filter blocks is a 400 naming `prompt` (stricter for `ageBuckets` kids and bigkids); `seed`, `negativePrompt` and `webhookUrl` in the body; `Idempotency-Key` and `Cancel-After` headers; over the key's cap on jobs in progress, a 429.",
       security: auth.secret,
       requestParams: {
         header: z.object({
           // The bounds are the parsers' own (core: parseCancelAfter, parseIdempotencyKey).
-          'Cancel-After': z
-            .int()
-            .min(CANCEL_AFTER_SECONDS.min)
-            .max(CANCEL_AFTER_SECONDS.max)
-            .optional()
-            .meta({ description: 'Extension. Whole seconds: a job this request starts that has not finished by then is cancelled (failed, "cancelled", quota refunded).' }),
-          'Idempotency-Key': z
-            .string()
-            .regex(IDEMPOTENCY_KEY_PATTERN)
-            .optional()
-            .meta({
-              description:
-                'Extension. 1 to 255 visible ASCII characters (a UUID is typical). A retry with the same key and body gets the first answer again for 24 hours (with `Idempotent-Replayed: true`); the same key with another body is a 409. Scoped to the account; error answers are not kept.',
-            }),
+          'Cancel-After': z.int().min(CANCEL_AFTER_SECONDS.min).max(CANCEL_AFTER_SECONDS.max).optional().meta({
+            description:
+              'Extension. Whole seconds: a job this request starts that has not finished by then is cancelled (failed, "cancelled", quota refunded).',
+          }),
+          'Idempotency-Key': z.string().regex(IDEMPOTENCY_KEY_PATTERN).optional().meta({
+            description:
+              'Extension. 1 to 255 visible ASCII characters (a UUID is typical). A retry with the same key and body gets the first answer again for 24 hours (with `Idempotent-Replayed: true`); the same key with another body is a 409. Scoped to the account; error answers are not kept.',
+          }),
         }),
       },
       requestBody: jsonBody(generateBodySchema),
@@ -177,7 +171,8 @@ export const publicApiPaths: ZodOpenApiPathsObject = {
       tags: ['Images'],
       operationId: 'getImage',
       summary: 'Redirect to an owned image',
-      description: 'The address is stable and does not expire; the redirect is cacheable for a day. With `jobId` (a job still held), the answer comes from the job store.',
+      description:
+        'The address is stable and does not expire; the redirect is cacheable for a day. With `jobId` (a job still held), the answer comes from the job store.',
       security: auth.secret,
       requestParams: { path: imageId, query: z.object({ jobId: z.string().optional().meta({ description: 'The job that made the image' }) }) },
       responses: {
@@ -284,10 +279,12 @@ export const publicApiPaths: ZodOpenApiPathsObject = {
       description:
         "No key. Serves the permalink's pinned image, otherwise rotates through its images (`Cache-Control: no-cache`). The Referer is checked against the domain lists of the account's publishable keys.",
       security: auth.none,
-      requestParams: { path: z.object({ handle: z.string().meta({ description: "The account's handle" }), name: z.string().meta({ description: 'The permalink name' }) }) },
+      requestParams: {
+        path: z.object({ handle: z.string().meta({ description: "The account's handle" }), name: z.string().meta({ description: 'The permalink name' }) }),
+      },
       responses: {
         '302': redirect('The image file'),
-        '403': json(z.object({ error: z.literal(ErrorMessages.originNotAllowed) }), 'The Referer is not on the account\'s domain lists'),
+        '403': json(z.object({ error: z.literal(ErrorMessages.originNotAllowed) }), "The Referer is not on the account's domain lists"),
         '404': notFound(ErrorMessages.imageNotFound, 'Unknown permalink, or one with no image'),
       },
     },

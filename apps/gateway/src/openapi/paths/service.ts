@@ -4,11 +4,18 @@ import { auth, json } from '../shared';
 
 /** Operational and browser-facing routes outside the interface spec. */
 
-const dependencies = z.record(z.string(), z.enum(['ok', 'failed', 'timeout'])).meta({ description: 'database, redis (production shape) and storage, each checked within 2 s (never an error text)', example: { database: 'ok', redis: 'ok', storage: 'failed' } });
+const dependencies = z.record(z.string(), z.enum(['ok', 'failed', 'timeout'])).meta({
+  description: 'database, redis (production shape) and storage, each checked within 2 s (never an error text)',
+  example: { database: 'ok', redis: 'ok', storage: 'failed' },
+});
 const models = z
   .record(z.string(), z.enum(['up', 'down', 'probing']))
   .optional()
-  .meta({ description: "Each model's backend as its circuit breaker sees it (down: jobs for it fail fast or go to its fallback; probing: one trial job may run) (docs/operating/models.md)", example: { procedural: 'up', 'sdxl-gpu': 'down' } });
+  .meta({
+    description:
+      "Each model's backend as its circuit breaker sees it (down: jobs for it fail fast or go to its fallback; probing: one trial job may run) (docs/operating/models.md)",
+    example: { procedural: 'up', 'sdxl-gpu': 'down' },
+  });
 const text = (type: string, description: string) => ({ description, content: { [type]: { schema: { type: 'string' as const } } } });
 
 export const servicePaths: ZodOpenApiPathsObject = {
@@ -76,7 +83,14 @@ export const servicePaths: ZodOpenApiPathsObject = {
       security: auth.none,
       requestParams: { path: z.object({ file: z.string().meta({ example: 'images/3f2a....webp' }) }) },
       responses: {
-        '200': { description: 'The image', content: { 'image/webp': { schema: { type: 'string', format: 'binary' } }, 'image/png': { schema: { type: 'string', format: 'binary' } }, 'image/jpeg': { schema: { type: 'string', format: 'binary' } } } },
+        '200': {
+          description: 'The image',
+          content: {
+            'image/webp': { schema: { type: 'string', format: 'binary' } },
+            'image/png': { schema: { type: 'string', format: 'binary' } },
+            'image/jpeg': { schema: { type: 'string', format: 'binary' } },
+          },
+        },
         '404': json(z.object({ error: z.string() }), 'No such file'),
       },
     },
@@ -100,7 +114,13 @@ export const servicePaths: ZodOpenApiPathsObject = {
         '200': text('text/html', 'The page'),
         '301': {
           description: '`/docs/` (with a trailing slash) moves to `/docs`, where the relative URLs of the page resolve',
-          headers: { Location: { description: '`../docs`, relative so a path prefix in front of the service is kept', required: true, schema: { type: 'string', format: 'uri-reference' } } },
+          headers: {
+            Location: {
+              description: '`../docs`, relative so a path prefix in front of the service is kept',
+              required: true,
+              schema: { type: 'string', format: 'uri-reference' },
+            },
+          },
         },
       },
     },

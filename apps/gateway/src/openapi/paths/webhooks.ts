@@ -44,14 +44,29 @@ const signedHeaders = z.object({
   'webhook-id': z.string().meta({ description: 'The delivery id: the same on every attempt of one delivery, so a receiver can deduplicate' }),
   'webhook-timestamp': z.string().meta({ description: 'Unix seconds when this attempt was signed; refuse ones far from now', example: '1764000000' }),
   'webhook-signature': z.string().meta({
-    description: 'v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}"> keyed with the base64-decoded part of the account\'s whsec_ secret (Standard Webhooks)',
+    description:
+      'v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}"> keyed with the base64-decoded part of the account\'s whsec_ secret (Standard Webhooks)',
     example: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
   }),
 });
 
 const EXAMPLES = {
-  completed: { jobId: '7c0e…', status: 'completed', createdAt: '2026-11-23T07:00:00.000Z', imageUrl: 'https://…/images/3f1c….webp', imageId: '…', completedAt: '2026-11-23T07:00:12.000Z', seed: 42 },
-  failed: { jobId: '7c0e…', status: 'failed', createdAt: '2026-11-23T07:00:00.000Z', error: 'Image generation failed: …', completedAt: '2026-11-23T07:00:40.000Z' },
+  completed: {
+    jobId: '7c0e…',
+    status: 'completed',
+    createdAt: '2026-11-23T07:00:00.000Z',
+    imageUrl: 'https://…/images/3f1c….webp',
+    imageId: '…',
+    completedAt: '2026-11-23T07:00:12.000Z',
+    seed: 42,
+  },
+  failed: {
+    jobId: '7c0e…',
+    status: 'failed',
+    createdAt: '2026-11-23T07:00:00.000Z',
+    error: 'Image generation failed: …',
+    completedAt: '2026-11-23T07:00:40.000Z',
+  },
 };
 
 const outgoing = (operationId: string, summary: string, status: 'completed' | 'failed') => ({
