@@ -3,7 +3,7 @@
  * whole service (embedded shape) and test pages served from another loopback port, so every call
  * is cross-origin as on a customer's site. A missing Chromium fails the run; it never skips.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,19 +11,8 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { signPrompt } from '@promptpix/sdk';
 import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
+import { chromiumOptions, requireChromium, TEST_ARTIFACTS } from '@promptpix/testing';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS = join(__dirname, '..', '..', '..', 'test-artifacts');
 /** Every generation takes this long, so "mid-way" is observable. */
 const MODEL_LATENCY_MS = 1500;
 const FALLBACK =
@@ -104,10 +93,7 @@ async function generate(prompt: string): Promise<{ imageId: string; imageUrl: st
 
 beforeAll(async () => {
   // Checked first and loudly: the browser tests fail without Chromium, they never skip.
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `Chromium is required at ${CHROMIUM} for the page script's browser tests; run bash scripts/ensure-test-services.sh (installs Debian's chromium).`,
-    );
+  requireChromium();
   profile = mkdtempSync(join(tmpdir(), 'promptpix-chromium-'));
   pageServer = createServer((req, res) => {
     const html = pages.get((req.url ?? '/').split('?')[0]);
@@ -127,7 +113,7 @@ beforeAll(async () => {
       PUBLISHABLE_BUDGET_KEY_HOUR: '1000',
       PUBLISHABLE_BUDGET_KEY_DAY: '1000',
     }),
-    chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1100, height: 800 } }),
+    chromium.launchPersistentContext(profile, chromiumOptions({ width: 1100, height: 800 })),
   ]);
   service = started;
   context = browser;
@@ -480,16 +466,16 @@ it('falls back to polling when the event stream breaks before the job ends', asy
 it('serves a demo page that works with a publishable key (screenshots in test-artifacts/demo-loading.png, demo.png)', async () => {
   const { page, errors } = await openPage();
   await page.goto(`${service.baseUrl}/demo?key=${encodeURIComponent(account.publishableKey)}`);
-  mkdirSync(ARTIFACTS, { recursive: true });
+  mkdirSync(TEST_ARTIFACTS, { recursive: true });
   await page.waitForFunction(() => document.querySelectorAll('[data-service-state="loading"]').length >= 4);
-  await page.screenshot({ path: join(ARTIFACTS, 'demo-loading.png'), fullPage: true });
+  await page.screenshot({ path: join(TEST_ARTIFACTS, 'demo-loading.png'), fullPage: true });
   // Four static images, two with a fallback, one added after two seconds.
   await page.waitForFunction(() => document.querySelectorAll('#dynamic img').length === 1, undefined, { timeout: 10_000 });
   await waitReady(page, '#static img, #fallback img[data-service-width], #dynamic img');
   const states = await page.$$eval('img[data-service-prompt]', (imgs) => imgs.map((img) => img.getAttribute('data-service-state')));
   // The instant-mode image has no shared library to draw from in this service: it keeps its fallback.
   expect(states.filter((s) => s === 'ready')).toHaveLength(6);
-  await page.screenshot({ path: join(ARTIFACTS, 'demo.png'), fullPage: true });
+  await page.screenshot({ path: join(TEST_ARTIFACTS, 'demo.png'), fullPage: true });
   expect(errors).toEqual([]);
   await page.close();
 });

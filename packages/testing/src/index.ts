@@ -4,3 +4,4 @@ export * from './fault-proxy';
 export * from './processes';
 export * from './until';
 export * from './event-stream';
+export * from './chromium';

@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import type { Locator, Page } from 'playwright-core';
 import { startTestService, type TestService } from '@promptpix/server/testing';
 import { latestSignInLink, waitForSignInLink } from '@promptpix/gateway/testing';
-import { cspViolations, expectAccessible, launchDashboardBrowser, screenshot, type DashboardBrowser } from './browser-harness';
+import { cspViolations, expectAccessible, launchDashboardBrowser, screenshot, type DashboardBrowser } from './testing/browser-harness';
 
 jest.setTimeout(240_000);
 

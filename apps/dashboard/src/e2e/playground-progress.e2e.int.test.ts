@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { startFakeComfyUI, type FakeComfyUIServer } from '@promptpix/testing/fake-providers';
 import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
-import { launchDashboardBrowser, type DashboardBrowser } from './browser-harness';
+import { launchDashboardBrowser, type DashboardBrowser } from './testing/browser-harness';
 
 jest.setTimeout(120_000);
 

@@ -9,7 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
-import { ARTIFACTS, cspViolations, expectAccessible, launchDashboardBrowser, screenshot, type DashboardBrowser } from './browser-harness';
+import { TEST_ARTIFACTS } from '@promptpix/testing';
+import { cspViolations, expectAccessible, launchDashboardBrowser, screenshot, type DashboardBrowser } from './testing/browser-harness';
 
 jest.setTimeout(180_000);
 
@@ -91,10 +92,10 @@ describe('the playground in a browser', () => {
     expect(sdk).toContain('pp.generateAndWait(');
     expect(sdk).not.toContain(account.secretKey);
     const bytes = await page.request.get(first);
-    writeFileSync(join(ARTIFACTS, 'playground-image.png'), await bytes.body());
+    writeFileSync(join(TEST_ARTIFACTS, 'playground-image.png'), await bytes.body());
     await page.setViewportSize({ width: 1280, height: 820 });
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-playground-viewport.png') });
+    await page.screenshot({ path: join(TEST_ARTIFACTS, 'dashboard-playground-viewport.png') });
     await screenshot(page, 'playground');
     await expectAccessible(page, 'playground');
 

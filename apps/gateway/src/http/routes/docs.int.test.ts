@@ -3,25 +3,13 @@
  * every documented operation from /api/openapi.json and loads nothing from another host.
  * A missing Chromium fails the run; it never skips.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startTestService, type TestService } from '@promptpix/server/testing';
+import { chromiumOptions, requireChromium, TEST_ARTIFACTS } from '@promptpix/testing';
 import { methodsOf } from '../../openapi/document-walk';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS = join(__dirname, '..', '..', '..', '..', '..', 'test-artifacts');
 
 jest.setTimeout(90_000);
 
@@ -30,16 +18,10 @@ let context: BrowserContext;
 let profile: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium is required at ${CHROMIUM} for the browser tests; run bash scripts/ensure-test-services.sh (installs Debian's chromium).`);
+  requireChromium();
   service = await startTestService('embedded');
   profile = mkdtempSync(join(tmpdir(), 'promptpix-docs-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 900 },
-  });
+  context = await chromium.launchPersistentContext(profile, chromiumOptions({ width: 1280, height: 900 }));
 });
 
 afterAll(async () => {
@@ -82,8 +64,8 @@ describe('GET /docs', () => {
     const generate = await page.locator('#operations-Generation-generate').textContent();
     for (const text of ['X-Quota-Used', 'Rate limit exceeded', 'pending_approval', 'Generation quota exceeded']) expect(generate).toContain(text);
 
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'docs-reference.png'), fullPage: false });
+    mkdirSync(TEST_ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(TEST_ARTIFACTS, 'docs-reference.png'), fullPage: false });
     expect(errors).toEqual([]);
     expect(foreign).toEqual([]);
     await page.close();

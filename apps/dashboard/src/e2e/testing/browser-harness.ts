@@ -3,23 +3,11 @@
  * persistent context that records page errors, console errors, Content-Security-Policy violations
  * and requests to other hosts; screenshots to test-artifacts/dashboard-*.png; an axe-core check.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-export const ARTIFACTS = join(__dirname, '..', '..', '..', '..', 'test-artifacts');
+import { chromiumOptions, requireChromium, TEST_ARTIFACTS } from '@promptpix/testing';
 
 /** A fetch the step makes fail on purpose: Chromium logs it as a console error, which is then expected. */
 export interface ExpectedResourceError {
@@ -47,23 +35,16 @@ export interface DashboardBrowser {
 const FAILED_RESOURCE = /^Failed to load resource: the server responded with a status of (\d{3})\b/;
 
 export async function launchDashboardBrowser(origin: string): Promise<DashboardBrowser> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium is required at ${CHROMIUM} for the browser tests; run bash scripts/ensure-test-services.sh (installs Debian's chromium).`);
+  requireChromium();
   const profile = mkdtempSync(join(tmpdir(), 'promptpix-dashboard-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 900 },
-    acceptDownloads: true,
-  });
+  const context = await chromium.launchPersistentContext(profile, { ...chromiumOptions({ width: 1280, height: 900 }), acceptDownloads: true });
   // Runs before the app's script: records what the Content-Security-Policy blocked.
   await context.addInitScript(() => {
     const w = window as unknown as { __csp: string[] };
     w.__csp = [];
     document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
   });
-  mkdirSync(ARTIFACTS, { recursive: true });
+  mkdirSync(TEST_ARTIFACTS, { recursive: true });
 
   const errors: string[] = [];
   const foreign: string[] = [];
@@ -130,7 +111,7 @@ export async function screenshot(page: Page, name: string): Promise<void> {
       .click({ timeout: 2000 })
       .catch(() => undefined);
   await expect(dismiss.count()).resolves.toBe(0);
-  await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(TEST_ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
 }
 
 let axeSource: string | undefined;
