@@ -96,87 +96,42 @@ export interface GenerationSteps {
 
 /** The composition: which dependencies go to which step. */
 export function composeGenerationSteps(d: GenerationProcessorDeps): GenerationSteps {
+  const { jobStore, images, storage, invalidation, cancellation, logger, now } = d;
   const holds = { singleFlight: d.singleFlight, activeJobs: d.activeJobs, webhooks: d.webhooks };
-  const closing = { ...holds, invalidation: d.invalidation };
-  const discard = { images: d.images, invalidation: d.invalidation };
-  const deadline = { cancellation: d.cancellation, now: d.now };
+  const closed = (job: JobRecord) => afterCompleted({ ...holds, invalidation }, job);
+  const discard = (job: JobRecord, imageId: string) => discardImageOf({ images, invalidation }, job, imageId);
+  const route = { model: d.model, models: d.models, breaker: d.breaker, bulkhead: d.bulkhead, onSlowCall: d.onSlowCall, onDeferred: d.onDeferred, logger };
+  const characterFor: GenerationProcessorDeps['characterFor'] = (id, style, seed) => d.characterFor(id, style, seed);
+  const store = { storage, jobStore, images, permalinks: d.permalinks, invalidation, defaultModelId: d.models.defaultId };
+  const complete = { jobStore, storage, events: d.events, afterCompleted: closed, discardImageOf: discard, logger, now };
+  const fail = {
+    jobStore,
+    images,
+    failedJobs: d.failedJobs,
+    defaultModelId: d.models.defaultId,
+    refund: (jobId: string, accountId: string, periodStart: Date) => refundUnit({ quota: d.quota, logger }, jobId, accountId, periodStart),
+    releaseAndNotify: (job: JobRecord) => releaseAndNotify(holds, job),
+    logger,
+    now,
+  };
   return {
-    loadJob: (payload) => loadJob({ jobStore: d.jobStore }, payload),
-    afterCompleted: (job) => afterCompleted(closing, job),
-    discardImageOf: (job, imageId) => discardImageOf(discard, job, imageId),
-    msLeft: (job) => msLeftOf(deadline, job),
-    cancel: (jobId) => deadline.cancellation.cancel(jobId, null),
-    kept: createKeptRenders({ jobStore: d.jobStore, logger: d.logger, now: d.now }),
-    route: createRouteStep({
-      model: d.model,
-      models: d.models,
-      breaker: d.breaker,
-      bulkhead: d.bulkhead,
-      onSlowCall: d.onSlowCall,
-      onDeferred: d.onDeferred,
-      logger: d.logger,
-    }),
-    cancelIfShutOut: (job) => cancelIfShutOut({ accounts: d.accounts, cancellation: d.cancellation }, job),
-    running: createRunningJobs({ cancellation: d.cancellation, logger: d.logger }),
-    startRun: (job, kept) => startRun({ jobStore: d.jobStore, now: d.now }, job, kept),
-    reuseKept: (job, attempt, kept, seed) => reuseKept({ logger: d.logger }, job, attempt, kept, seed),
-    derive: (job) => deriveImage({ images: d.images, storage: d.storage }, job),
-    renderWithModel: (job, call, seed, signal, handBack) =>
-      renderWithModel(
-        { characterFor: (id, style, seed) => d.characterFor(id, style, seed), jobStore: d.jobStore, logger: d.logger },
-        job,
-        call,
-        seed,
-        signal,
-        handBack,
-      ),
-    storeImage: (job, signal, imageId, made) =>
-      storeImage(
-        {
-          storage: d.storage,
-          jobStore: d.jobStore,
-          images: d.images,
-          permalinks: d.permalinks,
-          invalidation: d.invalidation,
-          defaultModelId: d.models.defaultId,
-        },
-        job,
-        signal,
-        imageId,
-        made,
-      ),
-    completeJob: (job, attempt, imageId, made) =>
-      completeJob(
-        {
-          jobStore: d.jobStore,
-          storage: d.storage,
-          events: d.events,
-          afterCompleted: (j) => afterCompleted(closing, j),
-          discardImageOf: (j, id) => discardImageOf(discard, j, id),
-          logger: d.logger,
-          now: d.now,
-        },
-        job,
-        attempt,
-        imageId,
-        made,
-      ),
-    failJob: (jobId, error) =>
-      failJob(
-        {
-          jobStore: d.jobStore,
-          images: d.images,
-          failedJobs: d.failedJobs,
-          defaultModelId: d.models.defaultId,
-          refund: (id, accountId, periodStart) => refundUnit({ quota: d.quota, logger: d.logger }, id, accountId, periodStart),
-          releaseAndNotify: (job) => releaseAndNotify(holds, job),
-          logger: d.logger,
-          now: d.now,
-        },
-        jobId,
-        error,
-      ),
-    logger: d.logger,
+    loadJob: (payload) => loadJob({ jobStore }, payload),
+    afterCompleted: closed,
+    discardImageOf: discard,
+    msLeft: (job) => msLeftOf({ now }, job),
+    cancel: (jobId) => cancellation.cancel(jobId, null),
+    kept: createKeptRenders({ jobStore, logger, now }),
+    route: createRouteStep(route),
+    cancelIfShutOut: (job) => cancelIfShutOut({ accounts: d.accounts, cancellation }, job),
+    running: createRunningJobs({ cancellation, logger }),
+    startRun: (job, kept) => startRun({ jobStore, now }, job, kept),
+    reuseKept: (job, attempt, kept, seed) => reuseKept({ logger }, job, attempt, kept, seed),
+    derive: (job) => deriveImage({ images, storage }, job),
+    renderWithModel: (job, call, seed, signal, handBack) => renderWithModel({ characterFor, jobStore, logger }, job, call, seed, signal, handBack),
+    storeImage: (job, signal, imageId, made) => storeImage(store, job, signal, imageId, made),
+    completeJob: (job, attempt, imageId, made) => completeJob(complete, job, attempt, imageId, made),
+    failJob: (jobId, error) => failJob(fail, jobId, error),
+    logger,
   };
 }
 

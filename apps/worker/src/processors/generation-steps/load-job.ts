@@ -15,13 +15,8 @@ export async function loadJob(d: LoadJobInput, payload: unknown): Promise<JobRec
   return job;
 }
 
-export interface DeadlineInput {
-  cancellation: Pick<JobCancellation, 'cancel'>;
-  now: () => Date;
-}
-
 /** How long a job may still run before its Cancel-After deadline (Infinity without one). */
-export const msLeftOf = (d: Pick<DeadlineInput, 'now'>, job: JobRecord): number => (job.cancelAt ? Date.parse(job.cancelAt) - d.now().getTime() : Infinity);
+export const msLeftOf = (d: { now: () => Date }, job: JobRecord): number => (job.cancelAt ? Date.parse(job.cancelAt) - d.now().getTime() : Infinity);
 
 export interface AccountCheckInput {
   accounts: Pick<AccountRepository, 'findById'>;
