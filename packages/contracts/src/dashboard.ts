@@ -65,11 +65,10 @@
  */
 import type { GenerateBodyInput } from './generate';
 import type { InstantResult, JobView } from './responses';
+import type { PlanName } from './vocabulary';
 
 export const SESSION_COOKIE = 'pp_session';
 export const CSRF_HEADER = 'X-CSRF-Token';
-
-export type PlanName = 'free' | 'hobby' | 'pro' | 'business' | 'enterprise';
 
 export interface DashboardAccount {
   handle: string;

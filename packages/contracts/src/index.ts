@@ -6,4 +6,5 @@ export * from './text';
 export * from './responses';
 export * from './webhook';
 export * from './instant';
+export * from './vocabulary';
 export * from './dashboard';
