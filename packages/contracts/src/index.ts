@@ -7,4 +7,6 @@ export * from './responses';
 export * from './webhook';
 export * from './instant';
 export * from './vocabulary';
+export * from './account-resources';
+export * from './image-cursor';
 export * from './dashboard';

@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import type { GatewayDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
-import { failedJobsQuerySchema, listFailedJobs, retryFailedJob } from '../account-ops/failed-jobs';
+import { failedJobsQuerySchema } from '@promptpix/contracts';
+import { listFailedJobs, retryFailedJob } from '../account-ops/failed-jobs';
 
 /**
  * Operator API for jobs that failed for good (docs/operating/models.md, "Failed jobs"): the list,

@@ -6,17 +6,9 @@ import { adminAuth } from './admin-auth';
 import { BODY_LIMITS, jsonBody } from '../http/middleware/body';
 import { seedLibrary } from './library-seed';
 import { streamEvents } from './analytics-export';
-import {
-  analyticsExportQuerySchema,
-  createAccountSchema,
-  createCharacterSchema,
-  createKeySchema,
-  createPermalinkSchema,
-  createStyleSchema,
-  patchAccountSchema,
-  patchCharacterSchema,
-  patchKeyLimitsSchema,
-} from './schemas';
+import { createCharacterSchema, createKeySchema, createPermalinkSchema, patchCharacterSchema, patchKeyLimitsSchema } from '@promptpix/contracts';
+import { analyticsExportQuerySchema, createAccountSchema, patchAccountSchema } from './schemas';
+import { createStyleSchema } from '../account-ops/style-schemas';
 import { createAccountCharacter, patchAccountCharacter } from '../account-ops/characters';
 import { createAccountKey, revokeAccountKey, rotateAccountKey, updateKeyLimits } from '../account-ops/keys';
 import { permalinkUrl } from '../account-ops/permalinks';

@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { characterSchema, errorBodySchema, invalidRequestBodySchema } from '@promptpix/contracts';
 import {
-  analyticsExportQuerySchema,
-  createAccountSchema,
+  characterSchema,
   createCharacterSchema,
   createKeySchema,
   createPermalinkSchema,
-  createStyleSchema,
-  patchAccountSchema,
+  errorBodySchema,
+  invalidRequestBodySchema,
   patchCharacterSchema,
   patchKeyLimitsSchema,
-} from '../../admin/schemas';
+  styleInputSchema,
+} from '@promptpix/contracts';
+import { analyticsExportQuerySchema, createAccountSchema, patchAccountSchema } from '../../admin/schemas';
 import {
   adminAccountSchema,
   adminCreatedKeySchema,
@@ -117,7 +117,7 @@ export const adminApiPaths: ZodOpenApiPathsObject = {
       'adminCreateStyle',
       "Create one of the account's own styles",
       { '201': json(adminStyleSchema, 'The style'), '400': bad, '404': accountNotFound },
-      { requestParams: { path: handle }, requestBody: body(createStyleSchema) },
+      { requestParams: { path: handle }, requestBody: body(styleInputSchema) },
     ),
   },
   '/admin/api/v1/accounts/{handle}/characters': {
