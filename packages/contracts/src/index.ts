@@ -10,3 +10,4 @@ export * from './vocabulary';
 export * from './account-resources';
 export * from './image-cursor';
 export * from './dashboard';
+export * from './admin';

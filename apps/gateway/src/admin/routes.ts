@@ -6,8 +6,16 @@ import { adminAuth } from './admin-auth';
 import { BODY_LIMITS, jsonBody } from '../http/middleware/body';
 import { seedLibrary } from './library-seed';
 import { streamEvents } from './analytics-export';
-import { createCharacterSchema, createKeySchema, createPermalinkSchema, patchCharacterSchema, patchKeyLimitsSchema } from '@promptpix/contracts';
-import { analyticsExportQuerySchema, createAccountSchema, patchAccountSchema } from './schemas';
+import {
+  analyticsExportQuerySchema,
+  createAccountSchema,
+  createCharacterSchema,
+  createKeySchema,
+  createPermalinkSchema,
+  patchAccountSchema,
+  patchCharacterSchema,
+  patchKeyLimitsSchema,
+} from '@promptpix/contracts';
 import { createStyleSchema } from '../account-ops/style-schemas';
 import { createAccountCharacter, patchAccountCharacter } from '../account-ops/characters';
 import { createAccountKey, revokeAccountKey, rotateAccountKey, updateKeyLimits } from '../account-ops/keys';

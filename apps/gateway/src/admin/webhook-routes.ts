@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import type { WebhookDelivery } from '@promptpix/core';
 import type { GatewayDeps } from '../deps';
+import { webhookDeliveriesQuerySchema } from '@promptpix/contracts';
 import { parseOrThrow } from '../http/validate';
-import { webhookDeliveriesQuerySchema } from './schemas';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 

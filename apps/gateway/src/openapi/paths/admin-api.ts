@@ -1,18 +1,6 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import {
-  characterSchema,
-  createCharacterSchema,
-  createKeySchema,
-  createPermalinkSchema,
-  errorBodySchema,
-  invalidRequestBodySchema,
-  patchCharacterSchema,
-  patchKeyLimitsSchema,
-  styleInputSchema,
-} from '@promptpix/contracts';
-import { analyticsExportQuerySchema, createAccountSchema, patchAccountSchema } from '../../admin/schemas';
-import {
   adminAccountSchema,
   adminCreatedKeySchema,
   adminFailedJobPageSchema,
@@ -24,7 +12,19 @@ import {
   adminRetriedSchema,
   adminSignInLinkSchema,
   adminStyleSchema,
-} from '../../admin/response-schemas';
+  analyticsExportQuerySchema,
+  characterSchema,
+  createAccountSchema,
+  createCharacterSchema,
+  createKeySchema,
+  createPermalinkSchema,
+  errorBodySchema,
+  invalidRequestBodySchema,
+  patchAccountSchema,
+  patchCharacterSchema,
+  patchKeyLimitsSchema,
+  styleInputSchema,
+} from '@promptpix/contracts';
 import { auth, json } from '../shared';
 
 /** The operator API (DECISIONS, "Accounts, keys, operator surface"); `npm run admin` is a client of it. */
