@@ -202,3 +202,19 @@ export const adminWebhookDeliverySchema = z
   .meta({ id: 'AdminWebhookDelivery' });
 
 export const adminWebhookDeliveriesSchema = z.object({ deliveries: z.array(adminWebhookDeliverySchema) }).meta({ id: 'AdminWebhookDeliveries' });
+
+export type AdminAccount = z.infer<typeof adminAccountSchema>;
+export type AdminCreatedKey = z.infer<typeof adminCreatedKeySchema>;
+export type AdminKey = z.infer<typeof adminKeySchema>;
+export type AdminPermalink = z.infer<typeof adminPermalinkSchema>;
+export type AdminStyle = z.infer<typeof adminStyleSchema>;
+export type AdminQueue = z.infer<typeof adminQueueSchema>;
+export type AdminRetried = z.infer<typeof adminRetriedSchema>;
+export type AdminFailedJob = z.infer<typeof adminFailedJobSchema>;
+export type AdminFailedJobPage = z.infer<typeof adminFailedJobPageSchema>;
+export type AdminFailedJobRetried = z.infer<typeof adminFailedJobRetriedSchema>;
+export type AdminLibrarySeed = z.infer<typeof adminLibrarySeedSchema>;
+export type AdminSignInLink = z.infer<typeof adminSignInLinkSchema>;
+export type AdminWebhookSecret = z.infer<typeof adminWebhookSecretSchema>;
+export type AdminWebhookDelivery = z.infer<typeof adminWebhookDeliverySchema>;
+export type AdminWebhookDeliveries = z.infer<typeof adminWebhookDeliveriesSchema>;
