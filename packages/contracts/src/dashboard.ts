@@ -65,11 +65,12 @@
  *   POST   /dashboard/api/preview   {prompt, style?}          → PreviewResult (one embed element, resolved as the page script would)
  */
 import { z } from 'zod';
+import { adminFailedJobRetriedSchema, adminFailedJobSchema, adminStyleSchema } from './admin';
 import { type createCharacterSchema, createPermalinkSchema, patchCharacterSchema, type patchKeyLimitsSchema, type styleInputSchema } from './account-resources';
 import { generateBodySchema, imageFormats } from './generate';
 import { decodeCursor } from './image-cursor';
 import { listBoundOf } from './list-bounds';
-import { instantResultSchema, jobSchema, jobStatuses, styleTiers } from './responses';
+import { instantResultSchema, jobSchema, styleTiers } from './responses';
 import { text } from './text';
 import { plans, visualFamilies } from './vocabulary';
 
@@ -305,15 +306,8 @@ export const presetStyleViewSchema = z.object({
 });
 export type PresetStyleView = z.infer<typeof presetStyleViewSchema>;
 
-export const ownStyleViewSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  tags: z.array(z.string()),
-  baseStyle: z.string().nullable(),
-  promptTemplate: z.string().nullable(),
-  createdAt: timestamp,
-});
+/** An own style: the operator API's view, with its creation time. */
+export const ownStyleViewSchema = adminStyleSchema.extend({ createdAt: timestamp });
 export type OwnStyleView = z.infer<typeof ownStyleViewSchema>;
 
 export const stylesViewSchema = z.object({
@@ -378,31 +372,13 @@ export type PlaygroundMatch = z.infer<typeof playgroundMatchSchema>;
 export const jobProgressEventSchema = jobSchema.extend({ position: z.int().min(0).optional() });
 export type JobProgressEvent = z.infer<typeof jobProgressEventSchema>;
 
-/** A job of the account that failed for good (kept FAILED_JOB_DAYS), with the reason its caller read. */
-export const failedJobViewSchema = z.object({
-  jobId: z.string(),
-  model: z.string(),
-  reason: z.string(),
-  prompt: z.string(),
-  style: z.string().nullable(),
-  width: z.int(),
-  height: z.int(),
-  createdAt: timestamp,
-  failedAt: timestamp,
-  /** The job a retry (the account's or an operator's) started, if any. */
-  retriedAs: z.string().nullable(),
-  retriedAt: timestamp.nullable(),
-});
+/** A job of the account that failed for good (kept FAILED_JOB_DAYS), with the reason its caller read: the operator API's view without the account. */
+export const failedJobViewSchema = adminFailedJobSchema.omit({ account: true });
 export type FailedJobView = z.infer<typeof failedJobViewSchema>;
 
 export const failedJobPageSchema = z.object({ data: z.array(failedJobViewSchema), nextCursor: z.string().nullable() });
 export type FailedJobPage = z.infer<typeof failedJobPageSchema>;
 
-/** A retry's new job: a fresh generation (quota counted), a cache hit or variant of a stored image, or a joined job in flight. */
-export const failedJobRetriedSchema = z.object({
-  jobId: z.string(),
-  retryOf: z.string(),
-  status: z.enum(jobStatuses),
-  outcome: z.enum(['generated', 'cached', 'derived', 'joined']),
-});
+/** A retry's new job: a fresh generation (quota counted), a cache hit or variant of a stored image, or a joined job in flight (the operator's retry, scoped to the account). */
+export const failedJobRetriedSchema = adminFailedJobRetriedSchema;
 export type FailedJobRetried = z.infer<typeof failedJobRetriedSchema>;
