@@ -70,7 +70,7 @@ import { type createCharacterSchema, createPermalinkSchema, patchCharacterSchema
 import { generateBodySchema, imageFormats } from './generate';
 import { decodeCursor } from './image-cursor';
 import { listBoundOf } from './list-bounds';
-import { instantResultSchema, jobSchema, styleTiers } from './responses';
+import { instantResultSchema, styleTiers } from './responses';
 import { text } from './text';
 import { plans, visualFamilies } from './vocabulary';
 
@@ -367,10 +367,6 @@ export type PlaygroundAccepted = z.infer<typeof playgroundAcceptedSchema>;
 
 export const playgroundMatchSchema = instantResultSchema.extend({ mode: z.literal('instant') });
 export type PlaygroundMatch = z.infer<typeof playgroundMatchSchema>;
-
-/** One event of the job's stream: the job, plus the jobs ahead of it while it waits. */
-export const jobProgressEventSchema = jobSchema.extend({ position: z.int().min(0).optional() });
-export type JobProgressEvent = z.infer<typeof jobProgressEventSchema>;
 
 /** A job of the account that failed for good (kept FAILED_JOB_DAYS), with the reason its caller read: the operator API's view without the account. */
 export const failedJobViewSchema = adminFailedJobSchema.omit({ account: true });
