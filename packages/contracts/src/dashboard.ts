@@ -1,7 +1,8 @@
 /**
- * The dashboard's JSON API, under /dashboard/api: the shapes the browser app (apps/dashboard)
- * reads and the gateway's handlers (apps/gateway/src/dashboard: ./auth, ./api below) answer. The
- * app imports types only, so its bundle carries none of this module.
+ * The dashboard's JSON API, under /dashboard/api: zod schemas of what the browser app
+ * (apps/dashboard) sends and reads, which the gateway's handlers (apps/gateway/src/dashboard:
+ * ./auth, ./api below) validate with and answer. Each type is inferred from its schema (request
+ * bodies as sent: `z.input`). The app imports types only, so its bundle carries no zod.
  *
  * Authentication: the `pp_session` cookie (httpOnly, SameSite=Lax, Secure in production), set by
  * POST /dashboard/api/sign-in/confirm. Every request other than GET and HEAD also carries the
@@ -63,261 +64,317 @@
  *   GET    /dashboard/api/embed                               → EmbedView
  *   POST   /dashboard/api/preview   {prompt, style?}          → PreviewResult (one embed element, resolved as the page script would)
  */
-import type { GenerateBodyInput } from './generate';
-import type { InstantResult, JobView } from './responses';
+import { z } from 'zod';
+import { adminFailedJobRetriedSchema, adminFailedJobSchema, adminStyleSchema } from './admin';
+import { type createCharacterSchema, createPermalinkSchema, patchCharacterSchema, type patchKeyLimitsSchema, type styleInputSchema } from './account-resources';
+import { generateBodySchema, imageFormats } from './generate';
+import { decodeCursor } from './image-cursor';
+import { listBoundOf } from './list-bounds';
+import { instantResultSchema, styleTiers } from './responses';
+import { text } from './text';
+import { plans, visualFamilies } from './vocabulary';
 
 export const SESSION_COOKIE = 'pp_session';
 export const CSRF_HEADER = 'X-CSRF-Token';
 
-export type PlanName = 'free' | 'hobby' | 'pro' | 'business' | 'enterprise';
+const timestamp = z.iso.datetime({ offset: true });
 
-export interface DashboardAccount {
-  handle: string;
-  email: string;
-  plan: PlanName;
-  status: 'pending' | 'approved';
-}
+// ---- Requests ---------------------------------------------------------------------------------
 
-export interface SessionView {
-  account: DashboardAccount;
-  csrfToken: string;
-}
+/** POST /dashboard/api/sign-in. */
+export const signInRequestSchema = z.object({
+  email: z.string().trim().pipe(z.email().max(320)),
+});
 
-export interface SignInRequested {
-  message: string;
-}
+/** POST /dashboard/api/sign-in/confirm. */
+export const signInConfirmSchema = z.object({
+  token: z.string().trim().min(1).max(200),
+});
 
-export interface ImageSummary {
-  id: string;
-  prompt: string;
-  style: string | null;
-  width: number;
-  height: number;
-  format: 'png' | 'jpeg' | 'webp';
-  url: string;
-  createdAt: string;
-  pinned: boolean;
-  rejected: boolean;
-  /** Names of the permalinks holding this image. */
-  permalinks: string[];
-}
+const listBound = (edge: 'from' | 'to') =>
+  z.string().transform((value, ctx) => {
+    const instant = listBoundOf(value, edge);
+    if (!instant) {
+      ctx.addIssue({ code: 'custom', message: 'Expected a date (YYYY-MM-DD) or an ISO 8601 instant with its offset, from year 1 to 9999' });
+      return z.NEVER;
+    }
+    return instant;
+  });
 
-export interface ImagePage {
-  images: ImageSummary[];
-  /** Pass as `cursor` for the next (older) page; null on the last page. */
-  nextCursor: string | null;
-}
+/** Query of GET /dashboard/api/images. */
+export const imageListQuerySchema = z
+  .object({
+    q: text(0, 200)
+      .optional()
+      .transform((v) => v?.trim() || undefined),
+    style: text(1, 200).optional(),
+    from: listBound('from').optional(),
+    to: listBound('to').optional(),
+    cursor: z
+      .string()
+      .transform((value, ctx) => {
+        const cursor = decodeCursor(value);
+        if (!cursor) {
+          ctx.addIssue({ code: 'custom', message: 'Invalid cursor: pass nextCursor of the previous page' });
+          return z.NEVER;
+        }
+        return cursor;
+      })
+      .optional(),
+    limit: z.coerce
+      .number({ error: 'Expected an integer' })
+      .int({ error: 'Expected an integer' })
+      .min(1, { error: 'Must be between 1 and 100' })
+      .max(100, { error: 'Must be between 1 and 100' })
+      .default(24),
+  })
+  .refine((q) => !q.from || !q.to || q.from < q.to, { error: 'Must not be before from', path: ['to'] });
 
-export interface ImageDownload {
-  /** "Original" or e.g. "512×512 WebP". */
-  label: string;
-  width: number;
-  height: number;
-  format: 'png' | 'jpeg' | 'webp';
-  url: string;
-}
+/** POST /dashboard/api/images/:id/permalink: the operator API's name rule. */
+export const imagePermalinkSchema = z.object({ name: createPermalinkSchema.shape.name });
 
-export interface ImageDetail extends ImageSummary {
-  negativePrompt: string | null;
-  seed: string;
-  characterId: string | null;
-  /** The original first, then the stored size/format variants derived from it. */
-  downloads: ImageDownload[];
-}
+/** PATCH /dashboard/api/characters/:id: the operator API's patch, without images. */
+export const patchCharacterBodySchema = patchCharacterSchema.omit({ images: true });
 
-export interface RegenerateAccepted {
-  jobId: string;
-  /** Permalinks the new image joins when the job completes. */
-  permalinks: string[];
-}
+/** GET /dashboard/api/usage(.csv). */
+export const usageQuerySchema = z.object({
+  days: z.coerce
+    .number({ error: 'Expected an integer' })
+    .int({ error: 'Expected an integer' })
+    .min(1, { error: 'Must be between 1 and 366' })
+    .max(366, { error: 'Must be between 1 and 366' })
+    .default(30),
+});
 
-export interface PermalinkView {
-  name: string;
-  /** The permanent URL, /api/img/{handle}/{name}, absolute. */
-  url: string;
-  pinnedImageId: string | null;
-  images: Array<{ id: string; url: string; prompt: string; createdAt: string }>;
-  /** A ready-to-paste `<img>` tag for the permanent URL. */
-  snippet: string;
-}
+/** POST /dashboard/api/preview: the public generate's prompt and style rules. */
+export const previewBodySchema = z.object({
+  prompt: generateBodySchema.shape.prompt,
+  style: generateBodySchema.shape.style,
+});
 
-export interface KeyView {
-  id: string;
-  kind: 'secret' | 'publishable';
-  name: string;
-  /** The key's first characters, e.g. "pk_live_Ab12". */
-  prefix: string;
-  domains: string[];
-  createdAt: string;
-  lastUsedAt: string | null;
-}
+/** POST /dashboard/api/playground: a generate body as the public API takes it, without a webhook (the playground watches the job itself). */
+export const playgroundBodySchema = generateBodySchema.omit({ webhookUrl: true });
 
 /** A publishable key's budget settings: null means the service default (shown in `defaults`). */
-export interface KeyLimitsInput {
-  budgetClientPerHour?: number | null;
-  budgetClientPerDay?: number | null;
-  budgetKeyPerHour?: number | null;
-  budgetKeyPerDay?: number | null;
-  signedPrompts?: boolean;
-}
+export type KeyLimitsInput = z.input<typeof patchKeyLimitsSchema>;
+/** What the character form sends: 1 to 10 photos as data: URLs (or base64), or a specSheet. */
+export type CharacterInput = z.input<typeof createCharacterSchema>;
+/** What the style form sends. */
+export type StyleInput = z.input<typeof styleInputSchema>;
+/** What the playground sends: the public generate body without a webhook. */
+export type PlaygroundInput = z.input<typeof playgroundBodySchema>;
+
+// ---- Responses --------------------------------------------------------------------------------
+
+export const dashboardAccountSchema = z.object({
+  handle: z.string(),
+  email: z.string(),
+  plan: z.enum(plans),
+  status: z.enum(['pending', 'approved']),
+});
+export type DashboardAccount = z.infer<typeof dashboardAccountSchema>;
+
+export const sessionViewSchema = z.object({ account: dashboardAccountSchema, csrfToken: z.string() });
+export type SessionView = z.infer<typeof sessionViewSchema>;
+
+export const signInRequestedSchema = z.object({ message: z.string() });
+export type SignInRequested = z.infer<typeof signInRequestedSchema>;
+
+export const imageSummarySchema = z.object({
+  id: z.string(),
+  prompt: z.string(),
+  style: z.string().nullable(),
+  width: z.int(),
+  height: z.int(),
+  format: z.enum(imageFormats),
+  url: z.string(),
+  createdAt: timestamp,
+  pinned: z.boolean(),
+  rejected: z.boolean(),
+  /** Names of the permalinks holding this image. */
+  permalinks: z.array(z.string()),
+});
+export type ImageSummary = z.infer<typeof imageSummarySchema>;
+
+export const imagePageSchema = z.object({
+  images: z.array(imageSummarySchema),
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  nextCursor: z.string().nullable(),
+});
+export type ImagePage = z.infer<typeof imagePageSchema>;
+
+export const imageDownloadSchema = z.object({
+  /** "Original" or e.g. "512×512 WebP". */
+  label: z.string(),
+  width: z.int(),
+  height: z.int(),
+  format: z.enum(imageFormats),
+  url: z.string(),
+});
+export type ImageDownload = z.infer<typeof imageDownloadSchema>;
+
+export const imageDetailSchema = imageSummarySchema.extend({
+  negativePrompt: z.string().nullable(),
+  seed: z.string(),
+  characterId: z.string().nullable(),
+  /** The original first, then the stored size/format variants derived from it. */
+  downloads: z.array(imageDownloadSchema),
+});
+export type ImageDetail = z.infer<typeof imageDetailSchema>;
+
+export const regenerateAcceptedSchema = z.object({
+  jobId: z.string(),
+  /** Permalinks the new image joins when the job completes. */
+  permalinks: z.array(z.string()),
+});
+export type RegenerateAccepted = z.infer<typeof regenerateAcceptedSchema>;
+
+export const permalinkViewSchema = z.object({
+  name: z.string(),
+  /** The permanent URL, /api/img/{handle}/{name}, absolute. */
+  url: z.string(),
+  pinnedImageId: z.string().nullable(),
+  images: z.array(z.object({ id: z.string(), url: z.string(), prompt: z.string(), createdAt: timestamp })),
+  /** A ready-to-paste `<img>` tag for the permanent URL. */
+  snippet: z.string(),
+});
+export type PermalinkView = z.infer<typeof permalinkViewSchema>;
+
+export const keyViewSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['secret', 'publishable']),
+  name: z.string(),
+  /** The key's first characters, e.g. "pk_live_Ab12". */
+  prefix: z.string(),
+  domains: z.array(z.string()),
+  createdAt: timestamp,
+  lastUsedAt: timestamp.nullable(),
+});
+export type KeyView = z.infer<typeof keyViewSchema>;
+
+const budget = z.int().nullable();
 
 /** What a publishable key may spend, and what it spent (docs/dashboard.md). */
-export interface KeyLimitsView {
-  id: string;
-  budgetClientPerHour: number | null;
-  budgetClientPerDay: number | null;
-  budgetKeyPerHour: number | null;
-  budgetKeyPerDay: number | null;
+export const keyLimitsViewSchema = z.object({
+  id: z.string(),
+  budgetClientPerHour: budget,
+  budgetClientPerDay: budget,
+  budgetKeyPerHour: budget,
+  budgetKeyPerDay: budget,
   /** The service's defaults, used where the key sets none. */
-  defaults: { budgetClientPerHour: number; budgetClientPerDay: number; budgetKeyPerHour: number; budgetKeyPerDay: number };
-  signedPrompts: boolean;
+  defaults: z.object({ budgetClientPerHour: z.int(), budgetClientPerDay: z.int(), budgetKeyPerHour: z.int(), budgetKeyPerDay: z.int() }),
+  signedPrompts: z.boolean(),
   /** The secret the site's server signs prompts with (HMAC-SHA256); keep it on the server. */
-  signingSecret: string | null;
+  signingSecret: z.string().nullable(),
   /** Last time a budget refused a fresh generation. */
-  budgetHitAt: string | null;
+  budgetHitAt: timestamp.nullable(),
   /** Fresh generations the key started, per UTC day, oldest first (the last 7 days, today included). */
-  freshByDay: Array<{ date: string; count: number }>;
-}
+  freshByDay: z.array(z.object({ date: z.iso.date(), count: z.int() })),
+});
+export type KeyLimitsView = z.infer<typeof keyLimitsViewSchema>;
 
-export interface KeyCreated {
-  key: KeyView;
+export const keyCreatedSchema = z.object({
+  key: keyViewSchema,
   /** The whole key. Shown once: only its hash is stored. */
-  secret: string;
-}
+  secret: z.string(),
+});
+export type KeyCreated = z.infer<typeof keyCreatedSchema>;
 
-export interface CharacterInput {
-  name: string;
-  description?: string | null;
-  specSheet?: string | null;
-  behavior?: 'match' | 'lock';
-  lockedStyle?: string | null;
-  lockedFamily?: string | null;
-  /** 1 to 10 photos as data: URLs (or base64); or give a specSheet instead. */
-  images?: string[];
-}
+export const characterViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  specSheet: z.string().nullable(),
+  behavior: z.enum(['match', 'lock']),
+  lockedStyle: z.string().nullable(),
+  lockedFamily: z.enum(visualFamilies).nullable(),
+  referenceCount: z.int(),
+  createdAt: timestamp,
+});
+export type CharacterView = z.infer<typeof characterViewSchema>;
 
-export interface CharacterView {
-  id: string;
-  name: string;
-  description: string | null;
-  specSheet: string | null;
-  behavior: 'match' | 'lock';
-  lockedStyle: string | null;
-  lockedFamily: string | null;
-  referenceCount: number;
-  createdAt: string;
-}
-
-export interface StyleInput {
-  name: string;
-  description?: string | null;
-  tags?: string[];
-  baseStyle?: string | null;
-  promptTemplate?: string | null;
-}
-
-export interface PresetStyleView {
-  id: string;
-  name: string;
-  description: string | null;
-  tags: string[];
-  category: string;
-  tier: 'free' | 'starter' | 'pro' | 'business';
-  previewUrl: string | null;
+export const presetStyleViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  tags: z.array(z.string()),
+  category: z.string(),
+  tier: z.enum(styleTiers),
+  previewUrl: z.string().nullable(),
   /** True when the account's plan does not include this preset. */
-  locked: boolean;
-}
+  locked: z.boolean(),
+});
+export type PresetStyleView = z.infer<typeof presetStyleViewSchema>;
 
-export interface OwnStyleView {
-  id: string;
-  name: string;
-  description: string | null;
-  tags: string[];
-  baseStyle: string | null;
-  promptTemplate: string | null;
-  createdAt: string;
-}
+/** An own style: the operator API's view, with its creation time. */
+export const ownStyleViewSchema = adminStyleSchema.extend({ createdAt: timestamp });
+export type OwnStyleView = z.infer<typeof ownStyleViewSchema>;
 
-export interface StylesView {
-  presets: PresetStyleView[];
-  own: OwnStyleView[];
+export const stylesViewSchema = z.object({
+  presets: z.array(presetStyleViewSchema),
+  own: z.array(ownStyleViewSchema),
   /** Families a character can be locked to (for the character form). */
-  visualFamilies: string[];
-}
+  visualFamilies: z.array(z.enum(visualFamilies)),
+});
+export type StylesView = z.infer<typeof stylesViewSchema>;
 
-export interface UsageDay {
+export const usageDaySchema = z.object({
   /** YYYY-MM-DD, UTC. */
-  date: string;
-  generations: number;
-  cacheHits: number;
-  impressions: number;
-  clicks: number;
-}
+  date: z.iso.date(),
+  generations: z.int(),
+  cacheHits: z.int(),
+  impressions: z.int(),
+  clicks: z.int(),
+});
+export type UsageDay = z.infer<typeof usageDaySchema>;
 
-export interface UsageView {
-  plan: PlanName;
-  quota: { used: number; limit: number; resetAt: string };
-  rateLimit: { requestsPerMinute: number };
+const quotaViewSchema = z.object({ used: z.int(), limit: z.int(), resetAt: timestamp });
+
+export const usageViewSchema = z.object({
+  plan: z.enum(plans),
+  quota: quotaViewSchema,
+  rateLimit: z.object({ requestsPerMinute: z.int() }),
   /** One entry per day, oldest first, days with no events included. */
-  daily: UsageDay[];
-}
+  daily: z.array(usageDaySchema),
+});
+export type UsageView = z.infer<typeof usageViewSchema>;
 
-export interface EmbedView {
+export const embedViewSchema = z.object({
   /** Absolute URL of /service-client.js. */
-  scriptUrl: string;
-  publishableKeys: KeyView[];
+  scriptUrl: z.string(),
+  publishableKeys: z.array(keyViewSchema),
   /** The script tag with `{{KEY}}` where the publishable key goes, and a sample `<img>`. */
-  snippetTemplate: string;
-}
+  snippetTemplate: z.string(),
+});
+export type EmbedView = z.infer<typeof embedViewSchema>;
 
-export interface PreviewResult {
-  status: 'ready' | 'generating' | 'failed';
-  imageUrl?: string;
-  imageId?: string;
-  jobId?: string;
-  error?: string;
-}
+export const previewResultSchema = z.object({
+  status: z.enum(['ready', 'generating', 'failed']),
+  imageUrl: z.string().optional(),
+  imageId: z.string().optional(),
+  jobId: z.string().optional(),
+  error: z.string().optional(),
+});
+export type PreviewResult = z.infer<typeof previewResultSchema>;
 
-/** What the playground sends: the public generate body without a webhook. */
-export type PlaygroundInput = Omit<GenerateBodyInput, 'webhookUrl'>;
-
-export interface PlaygroundAccepted {
-  mode: 'generate';
-  jobId: string;
+export const playgroundAcceptedSchema = z.object({
+  mode: z.literal('generate'),
+  jobId: z.string(),
   /** The account's quota after this request, as X-Quota-* would say it. */
-  quota: { used: number; limit: number; resetAt: string };
-}
+  quota: quotaViewSchema,
+});
+export type PlaygroundAccepted = z.infer<typeof playgroundAcceptedSchema>;
 
-export type PlaygroundMatch = { mode: 'instant' } & InstantResult;
+export const playgroundMatchSchema = instantResultSchema.extend({ mode: z.literal('instant') });
+export type PlaygroundMatch = z.infer<typeof playgroundMatchSchema>;
 
-/** One event of the job's stream: the job, plus the jobs ahead of it while it waits. */
-export type JobProgressEvent = JobView & { position?: number };
+/** A job of the account that failed for good (kept FAILED_JOB_DAYS), with the reason its caller read: the operator API's view without the account. */
+export const failedJobViewSchema = adminFailedJobSchema.omit({ account: true });
+export type FailedJobView = z.infer<typeof failedJobViewSchema>;
 
-/** A job of the account that failed for good (kept FAILED_JOB_DAYS), with the reason its caller read. */
-export interface FailedJobView {
-  jobId: string;
-  model: string;
-  reason: string;
-  prompt: string;
-  style: string | null;
-  width: number;
-  height: number;
-  createdAt: string;
-  failedAt: string;
-  /** The job a retry (the account's or an operator's) started, if any. */
-  retriedAs: string | null;
-  retriedAt: string | null;
-}
+export const failedJobPageSchema = z.object({ data: z.array(failedJobViewSchema), nextCursor: z.string().nullable() });
+export type FailedJobPage = z.infer<typeof failedJobPageSchema>;
 
-export interface FailedJobPage {
-  data: FailedJobView[];
-  nextCursor: string | null;
-}
-
-/** A retry's new job: a fresh generation (quota counted), a cache hit or variant of a stored image, or a joined job in flight. */
-export interface FailedJobRetried {
-  jobId: string;
-  retryOf: string;
-  status: JobView['status'];
-  outcome: 'generated' | 'cached' | 'derived' | 'joined';
-}
+/** A retry's new job: a fresh generation (quota counted), a cache hit or variant of a stored image, or a joined job in flight (the operator's retry, scoped to the account). */
+export const failedJobRetriedSchema = adminFailedJobRetriedSchema;
+export type FailedJobRetried = z.infer<typeof failedJobRetriedSchema>;

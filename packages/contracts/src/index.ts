@@ -6,4 +6,8 @@ export * from './text';
 export * from './responses';
 export * from './webhook';
 export * from './instant';
+export * from './vocabulary';
+export * from './account-resources';
+export * from './image-cursor';
 export * from './dashboard';
+export * from './admin';

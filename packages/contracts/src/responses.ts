@@ -28,6 +28,13 @@ export const jobSchema = z
   .meta({ id: 'Job', description: 'A generation job. It lives one hour, then is gone (404).' });
 export type JobView = z.infer<typeof jobSchema>;
 
+/**
+ * One state of a job from its event stream (GET /api/v1/job/:jobId/events, and the dashboard's
+ * /dashboard/api/jobs/:jobId/events): the job, plus `position` (jobs waiting ahead of it; 0 = next) while queued.
+ */
+export const jobProgressEventSchema = jobSchema.extend({ position: z.int().min(0).optional() });
+export type JobProgressEvent = z.infer<typeof jobProgressEventSchema>;
+
 export const generateAcceptedSchema = z
   .object({ jobId: z.string(), status: z.literal('queued') })
   .meta({ id: 'GenerateAccepted', description: 'Generate mode: the job to poll. On a cache hit the job is already completed when polled.' });

@@ -1,5 +1,6 @@
-export const plans = ['free', 'hobby', 'pro', 'business', 'enterprise'] as const;
-export type PlanName = (typeof plans)[number];
+import type { PlanName } from '@promptpix/contracts';
+
+export { plans, type PlanName } from '@promptpix/contracts';
 
 /** Requests per minute per key (spec, Limits). */
 export const RATE_LIMIT_PER_MINUTE: Record<PlanName, number> = {

@@ -22,8 +22,8 @@ export const DEFAULT_PUBLISHABLE_BUDGET: PublishableBudget = { clientPerHour: 30
 
 export const BUDGET_NAMES: BudgetName[] = ['clientPerHour', 'clientPerDay', 'keyPerHour', 'keyPerDay'];
 
-/** The upper bound of any one setting (a key with no practical limit). */
-export const MAX_BUDGET = 1_000_000;
+/** The upper bound of any one setting (a key with no practical limit): part of the key-limits contract. */
+export { MAX_BUDGET } from '@promptpix/contracts';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;

@@ -3,7 +3,7 @@
  * validates with and the page script shares, through type-only imports: a bundle of the SDK
  * never contains zod or the schemas.
  */
-import type { AgeBucket, GenerateBodyInput, ImageFormat, JobView } from '@promptpix/contracts';
+import type { AgeBucket, GenerateBodyInput, ImageFormat, JobProgressEvent, JobView } from '@promptpix/contracts';
 
 export type {
   AgeBucket,
@@ -42,7 +42,7 @@ export interface GenerateResult {
 }
 
 /** One state of a job from its event stream: the job as `job()` shows it, plus `position` (jobs waiting ahead of it; 0 = next) while queued. */
-export type JobProgress = JobView & { position?: number };
+export type JobProgress = JobProgressEvent;
 
 /** A `progress` event of the job's stream: how far the backend has got (`fraction` 0..1 when it says). */
 export interface BackendProgress {

@@ -86,7 +86,11 @@ function LockFields({
           </Field>
           <Field label="Locked family" error={fieldError(error, 'lockedFamily')}>
             {(p) => (
-              <select {...p} value={value.lockedFamily ?? ''} onChange={(e) => onChange({ lockedFamily: e.currentTarget.value || null })}>
+              <select
+                {...p}
+                value={value.lockedFamily ?? ''}
+                onChange={(e) => onChange({ lockedFamily: (e.currentTarget.value || null) as CharacterInput['lockedFamily'] })}
+              >
                 <option value="">None</option>
                 {(styles?.visualFamilies ?? []).map((f) => (
                   <option key={f} value={f}>

@@ -376,7 +376,7 @@ export function ImageFlagButtons({
   );
 }
 
-/** What the server accepts (admin/schemas.ts createPermalinkSchema); its own message shows when it refuses one. */
+/** What the server accepts (@promptpix/contracts imagePermalinkSchema); its own message shows when it refuses one. */
 const PERMALINK_NAME_RULE = 'Letters, digits and . _ ~ - (up to 200 characters), e.g. hero-banner.';
 
 export function SavePermalink({ image, onSaved }: { image: ImageDetail; onSaved: (name: string) => void }) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { failedJobsQuerySchema } from '@promptpix/contracts';
 import { accountStatusError, AppError, fieldError, type Caller, type PlanName, type Started } from '@promptpix/core';
 import type { FailedJobRow } from '@promptpix/db';
 import type { GatewayDeps } from '../deps';
@@ -32,14 +33,6 @@ function decodeCursor(cursor: string): { failedAt: Date; jobId: string } {
   if (!jobId || Number.isNaN(failedAt.getTime())) throw fieldError('cursor', 'Not a cursor from an earlier page');
   return { failedAt, jobId };
 }
-
-export const failedJobsQuerySchema = z.object({
-  account: z.string().min(1).max(40).optional(),
-  model: z.string().min(1).max(200).optional(),
-  since: z.iso.datetime({ offset: true, error: 'Expected an ISO 8601 date-time' }).optional(),
-  limit: z.preprocess((v) => (v === undefined ? 50 : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), z.number().int().min(1).max(200)),
-  cursor: z.string().max(200).optional(),
-});
 
 /** A page of failed jobs, newest first, and the cursor of the next page (null: none). */
 export async function listFailedJobs(

@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import type { GatewayDeps } from '../deps';
 import { parseOrThrow } from '../http/validate';
-import { failedJobsQuerySchema, listFailedJobs, retryFailedJob } from '../account-ops/failed-jobs';
+import { type AdminFailedJobPage, type AdminFailedJobRetried, failedJobsQuerySchema } from '@promptpix/contracts';
+import { listFailedJobs, retryFailedJob } from '../account-ops/failed-jobs';
 
 /**
  * Operator API for jobs that failed for good (docs/operating/models.md, "Failed jobs"): the list,
@@ -14,13 +15,13 @@ export function failedJobAdminRoutes(deps: GatewayDeps, accountByHandle: (handle
   router.get('/admin/api/v1/failed-jobs', async (req, res) => {
     const { account, ...query } = parseOrThrow(failedJobsQuerySchema, req.query);
     const accountId = account === undefined ? undefined : (await accountByHandle(account)).id;
-    res.json(await listFailedJobs(deps, accountId, query));
+    res.json((await listFailedJobs(deps, accountId, query)) satisfies AdminFailedJobPage);
   });
 
   router.post('/admin/api/v1/failed-jobs/:jobId/retry', async (req, res) => {
     const retried = await retryFailedJob(deps, req.params.jobId);
     deps.logger.info('failed job retried by operator', { jobId: req.params.jobId, retriedAs: retried.jobId, outcome: retried.outcome });
-    res.status(202).json(retried);
+    res.status(202).json(retried satisfies AdminFailedJobRetried);
   });
 
   return router;

@@ -7,16 +7,26 @@ import { BODY_LIMITS, jsonBody } from '../http/middleware/body';
 import { seedLibrary } from './library-seed';
 import { streamEvents } from './analytics-export';
 import {
+  type AdminAccount,
+  type AdminCreatedKey,
+  type AdminKey,
+  type AdminLibrarySeed,
+  type AdminPermalink,
+  type AdminQueue,
+  type AdminRetried,
+  type AdminSignInLink,
+  type AdminStyle,
   analyticsExportQuerySchema,
+  type Character,
   createAccountSchema,
   createCharacterSchema,
   createKeySchema,
   createPermalinkSchema,
-  createStyleSchema,
   patchAccountSchema,
   patchCharacterSchema,
   patchKeyLimitsSchema,
-} from './schemas';
+} from '@promptpix/contracts';
+import { createStyleSchema } from '../account-ops/style-schemas';
 import { createAccountCharacter, patchAccountCharacter } from '../account-ops/characters';
 import { createAccountKey, revokeAccountKey, rotateAccountKey, updateKeyLimits } from '../account-ops/keys';
 import { permalinkUrl } from '../account-ops/permalinks';
@@ -26,7 +36,7 @@ import { APPROVAL_LINK_MINUTES, issueSignInLink, sendApprovalEmail } from '../da
 
 type Account = NonNullable<Awaited<ReturnType<GatewayDeps['accounts']['findByHandle']>>>;
 
-const accountView = (a: Account) => ({
+const accountView = (a: Account): AdminAccount => ({
   id: a.id,
   handle: a.handle,
   email: a.email,
@@ -101,14 +111,14 @@ export function adminRoutes(deps: GatewayDeps) {
     if (!maySignIn(account.status)) throw new AppError('conflict', `The account is ${account.status}: it cannot sign in`);
     const link = await issueSignInLink(deps, account, APPROVAL_LINK_MINUTES);
     deps.logger.info('sign-in link issued', { handle: account.handle });
-    res.status(201).json({ url: link.url, expiresAt: link.expiresAt.toISOString() });
+    res.status(201).json({ url: link.url, expiresAt: link.expiresAt.toISOString() } satisfies AdminSignInLink);
   });
 
   router.post('/admin/api/v1/accounts/:handle/keys', async (req, res) => {
     const input = parseOrThrow(createKeySchema, req.body);
     const account = await accountByHandle(req.params.handle);
     const { id, key, kind, name, domains } = await createAccountKey(deps, account, input);
-    res.status(201).json({ id, key, kind, name, domains });
+    res.status(201).json({ id, key, kind, name, domains } satisfies AdminCreatedKey);
   });
 
   router.delete('/admin/api/v1/keys/:id', async (req, res) => {
@@ -119,12 +129,12 @@ export function adminRoutes(deps: GatewayDeps) {
   router.patch('/admin/api/v1/keys/:id', async (req, res) => {
     const patch = parseOrThrow(patchKeyLimitsSchema, req.body);
     const { createdAt: _created, lastUsedAt: _used, budgetHitAt, ...key } = await updateKeyLimits(deps, req.params.id, patch);
-    res.json({ ...key, budgetHitAt: budgetHitAt?.toISOString() ?? null });
+    res.json({ ...key, budgetHitAt: budgetHitAt?.toISOString() ?? null } satisfies AdminKey);
   });
 
   router.post('/admin/api/v1/keys/:id/rotate', async (req, res) => {
     const { id, key, kind, name, domains, replaced } = await rotateAccountKey(deps, req.params.id);
-    res.status(201).json({ id, key, kind, name, domains, replaced });
+    res.status(201).json({ id, key, kind, name, domains, replaced } satisfies AdminCreatedKey);
   });
 
   router.post('/admin/api/v1/accounts/:handle/permalinks', async (req, res) => {
@@ -139,7 +149,7 @@ export function adminRoutes(deps: GatewayDeps) {
     }
     await deps.invalidation.publish({ kind: 'permalinks', accountId: account.id });
     const url = permalinkUrl(deps.publicBaseUrl, account.handle, input.name);
-    res.status(201).json({ name: input.name, url, imageIds: input.imageIds });
+    res.status(201).json({ name: input.name, url, imageIds: input.imageIds } satisfies AdminPermalink);
   });
 
   router.post('/admin/api/v1/accounts/:handle/styles', async (req, res) => {
@@ -154,10 +164,10 @@ export function adminRoutes(deps: GatewayDeps) {
       tags: style.tags,
       baseStyle: style.baseStyle,
       promptTemplate: style.promptTemplate,
-    });
+    } satisfies AdminStyle);
   });
 
-  const characterView = (c: { id: string; name: string; description: string | null; _count: { references: number } }) => ({
+  const characterView = (c: { id: string; name: string; description: string | null; _count: { references: number } }): Character => ({
     id: c.id,
     name: c.name,
     description: c.description,
@@ -190,13 +200,13 @@ export function adminRoutes(deps: GatewayDeps) {
   router.get('/admin/api/v1/queue', async (req, res) => {
     const limit = Math.min(Math.max(Number(req.query.limit) || 20, 1), 200);
     const [depth, failed] = await Promise.all([deps.queue.depth(), deps.queue.listFailed(limit)]);
-    res.json({ depth, failed });
+    res.json({ depth, failed } satisfies AdminQueue);
   });
 
   router.post('/admin/api/v1/queue/failed/:jobId/retry', async (req, res) => {
     if (!(await deps.queue.retryFailed(req.params.jobId))) throw new AppError('not_found', 'No failed job with this id is kept');
     deps.logger.info('failed job retried by operator', { jobId: req.params.jobId });
-    res.status(202).json({ jobId: req.params.jobId, status: 'queued' });
+    res.status(202).json({ jobId: req.params.jobId, status: 'queued' } satisfies AdminRetried);
   });
 
   router.use(webhookAdminRoutes(deps, accountByHandle));
@@ -205,7 +215,7 @@ export function adminRoutes(deps: GatewayDeps) {
   router.post('/admin/api/v1/library/seed', async (_req, res) => {
     const result = await seedLibrary({ ...deps, now: deps.now });
     deps.logger.info('library seed', result);
-    res.status(result.seeded > 0 ? 201 : 200).json(result);
+    res.status(result.seeded > 0 ? 201 : 200).json(result satisfies AdminLibrarySeed);
   });
 
   return router;

@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import type { WebhookDelivery } from '@promptpix/core';
 import type { GatewayDeps } from '../deps';
+import { type AdminWebhookDeliveries, type AdminWebhookDelivery, type AdminWebhookSecret, webhookDeliveriesQuerySchema } from '@promptpix/contracts';
 import { parseOrThrow } from '../http/validate';
-import { webhookDeliveriesQuerySchema } from './schemas';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-const deliveryView = (d: WebhookDelivery) => ({
+const deliveryView = (d: WebhookDelivery): AdminWebhookDelivery => ({
   id: d.id,
   jobId: d.jobId,
   event: d.event,
@@ -30,20 +30,20 @@ export function webhookAdminRoutes(deps: GatewayDeps, accountByHandle: (handle: 
 
   router.get('/admin/api/v1/accounts/:handle/webhook-secret', async (req, res) => {
     const account = await accountByHandle(req.params.handle);
-    res.set('Cache-Control', 'no-store').json({ secret: await deps.webhookStore.secretFor(account.id) });
+    res.set('Cache-Control', 'no-store').json({ secret: await deps.webhookStore.secretFor(account.id) } satisfies AdminWebhookSecret);
   });
 
   router.post('/admin/api/v1/accounts/:handle/webhook-secret/rotate', async (req, res) => {
     const account = await accountByHandle(req.params.handle);
     const secret = await deps.webhookStore.rotateSecret(account.id);
     deps.logger.info('webhook secret rotated', { handle: account.handle });
-    res.set('Cache-Control', 'no-store').json({ secret });
+    res.set('Cache-Control', 'no-store').json({ secret } satisfies AdminWebhookSecret);
   });
 
   router.get('/admin/api/v1/accounts/:handle/webhooks/deliveries', async (req, res) => {
     const { limit } = parseOrThrow(webhookDeliveriesQuerySchema, req.query);
     const account = await accountByHandle(req.params.handle);
-    res.json({ deliveries: (await deps.webhookStore.list(account.id, limit)).map(deliveryView) });
+    res.json({ deliveries: (await deps.webhookStore.list(account.id, limit)).map(deliveryView) } satisfies AdminWebhookDeliveries);
   });
 
   return router;

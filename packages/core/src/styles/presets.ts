@@ -1,19 +1,11 @@
+import type { styleCategories, styleTiers, VisualFamily } from '@promptpix/contracts';
 import type { PlanName } from '../plans';
 
-/** Where a preset is listed (spec, Style resource: public list entry `category`). */
-export const styleCategories = ['photo', 'illustration', 'artistic', 'technical', 'fantasy', 'general'] as const;
+// Where a preset is listed, the plan it needs (`starter` is the hobby plan) and its visual family
+// are wire vocabulary, stated in @promptpix/contracts.
+export { styleCategories, styleTiers, visualFamilies, type VisualFamily } from '@promptpix/contracts';
 export type StyleCategory = (typeof styleCategories)[number];
-
-/** The plan a preset needs (spec: free, starter, pro, business). `starter` is the hobby plan. */
-export const styleTiers = ['free', 'starter', 'pro', 'business'] as const;
 export type StyleTier = (typeof styleTiers)[number];
-
-/**
- * The broad look a preset belongs to. Character references are prepared once per family and
- * reused by every style of that family; custom or unmapped styles have none.
- */
-export const visualFamilies = ['photographic', 'illustration', 'painterly', 'sketch', '3d', 'pixel', 'technical', 'fantasy'] as const;
-export type VisualFamily = (typeof visualFamilies)[number];
 
 export interface StylePreset {
   /** Slug passed as `style`. */

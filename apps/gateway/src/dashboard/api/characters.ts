@@ -4,9 +4,8 @@ import type { CharacterRepository } from '@promptpix/db';
 import type { GatewayDeps } from '../../deps';
 import { createAccountCharacter, patchAccountCharacter } from '../../account-ops/characters';
 import { parseOrThrow } from '../../http/validate';
-import type { CharacterView } from '@promptpix/contracts';
+import { createCharacterSchema, patchCharacterBodySchema, type CharacterView } from '@promptpix/contracts';
 import { signedIn } from '../session';
-import { createCharacterBodySchema, patchCharacterBodySchema } from './schemas';
 
 type CharacterRow = Awaited<ReturnType<CharacterRepository['listForAccount']>>[number];
 
@@ -17,7 +16,8 @@ const characterView = (c: CharacterRow): CharacterView => ({
   specSheet: c.specSheet,
   behavior: c.behavior,
   lockedStyle: c.lockedStyle,
-  lockedFamily: c.lockedFamily,
+  // Stored only after validation against the same enum.
+  lockedFamily: c.lockedFamily as CharacterView['lockedFamily'],
   referenceCount: c._count.references,
   createdAt: c.createdAt.toISOString(),
 });
@@ -33,7 +33,7 @@ export const characterRoutes = (deps: GatewayDeps) =>
       res.json({ characters: rows.map(characterView) });
     })
     .post('/dashboard/api/characters', async (req, res) => {
-      const input = parseOrThrow(createCharacterBodySchema, req.body);
+      const input = parseOrThrow(createCharacterSchema, req.body);
       const character = await createAccountCharacter(deps, signedIn(res).account.id, input);
       res.status(201).json(characterView(character));
     })

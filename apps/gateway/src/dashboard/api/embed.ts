@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { embedElementSchema } from '@promptpix/contracts';
+import { embedElementSchema, previewBodySchema } from '@promptpix/contracts';
 import type { PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { parseOrThrow } from '../../http/validate';
@@ -7,7 +7,6 @@ import type { EmbedView, PreviewResult } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { dashboardCaller } from './account';
 import { keyView } from './keys';
-import { previewBodySchema } from './schemas';
 
 /** The page script's snippet (packages/embed-client/README.md): the key goes in `data-key`. */
 export const snippetTemplate = (scriptUrl: string): string =>

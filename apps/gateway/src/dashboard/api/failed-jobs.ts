@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import type { GatewayDeps } from '../../deps';
 import { parseOrThrow } from '../../http/validate';
-import { failedJobsQuerySchema, listFailedJobs, retryFailedJob } from '../../account-ops/failed-jobs';
-import type { FailedJobPage, FailedJobRetried } from '@promptpix/contracts';
+import { listFailedJobs, retryFailedJob } from '../../account-ops/failed-jobs';
+import { failedJobsQuerySchema, type FailedJobPage, type FailedJobRetried } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { dashboardCaller } from './account';
 

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { Router, type Response } from 'express';
-import { ErrorMessages } from '@promptpix/contracts';
+import { encodeCursor, ErrorMessages, imageListQuerySchema, imagePermalinkSchema } from '@promptpix/contracts';
 import { AppError, isUuid, toJobView, type PlanName } from '@promptpix/core';
 import type { ImageRepository } from '@promptpix/db';
 import type { GatewayDeps } from '../../deps';
@@ -11,9 +11,7 @@ import { parseOrThrow } from '../../http/validate';
 import type { ImageDetail, ImageDownload, ImagePage, ImageSummary, RegenerateAccepted } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { dashboardCaller } from './account';
-import { encodeCursor } from './cursor';
 import { permalinkView } from './permalinks';
-import { imageListQuerySchema, imagePermalinkSchema } from './schemas';
 
 type ImageRow = NonNullable<Awaited<ReturnType<ImageRepository['findById']>>>;
 type Format = ImageSummary['format'];

@@ -4,8 +4,7 @@ import type { KeyLimits } from '@promptpix/db';
 import type { GatewayDeps } from '../../deps';
 import { rotateAccountKey, updateKeyLimits } from '../../account-ops/keys';
 import { parseOrThrow } from '../../http/validate';
-import { patchKeyLimitsSchema } from '../../admin/schemas';
-import type { KeyCreated, KeyLimitsView } from '@promptpix/contracts';
+import { patchKeyLimitsSchema, type KeyCreated, type KeyLimitsView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { keyView } from './keys';
 

@@ -3,9 +3,8 @@ import type { ApiKeyRepository } from '@promptpix/db';
 import type { GatewayDeps } from '../../deps';
 import { createAccountKey, revokeAccountKey } from '../../account-ops/keys';
 import { parseOrThrow } from '../../http/validate';
-import type { KeyCreated, KeyView } from '@promptpix/contracts';
+import { createKeySchema, type KeyCreated, type KeyView } from '@promptpix/contracts';
 import { signedIn } from '../session';
-import { createKeyBodySchema } from './schemas';
 
 type KeyRow = Awaited<ReturnType<ApiKeyRepository['listActive']>>[number];
 
@@ -28,7 +27,7 @@ export const keyRoutes = (deps: GatewayDeps) =>
       res.json({ keys: keys.map(keyView) });
     })
     .post('/dashboard/api/keys', async (req, res) => {
-      const input = parseOrThrow(createKeyBodySchema, req.body);
+      const input = parseOrThrow(createKeySchema, req.body);
       const created = await createAccountKey(deps, signedIn(res).account, input);
       const body: KeyCreated = { key: keyView(created), secret: created.key };
       res.setHeader('Cache-Control', 'no-store');

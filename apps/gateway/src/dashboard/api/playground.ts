@@ -5,10 +5,9 @@ import { hitPlanRateLimit } from '../../http/middleware/rate-limit';
 import { runGenerate } from '../../http/routes/generate';
 import { serveJobEvents } from '../../http/routes/job-events';
 import { parseOrThrow } from '../../http/validate';
-import type { PlaygroundAccepted, PlaygroundMatch } from '@promptpix/contracts';
+import { playgroundBodySchema, type PlaygroundAccepted, type PlaygroundMatch } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { dashboardCaller } from './account';
-import { playgroundBodySchema } from './schemas';
 
 /**
  * The playground: a generation as POST /api/v1/generate makes it (same checks, cache, quota and job

@@ -7,7 +7,7 @@ import { parseOrThrow } from '../../http/validate';
 import type { OwnStyleView, StylesView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { presetLocked } from './preset-lock';
-import { createStyleBodySchema, patchStyleBodySchema } from './schemas';
+import { createStyleSchema, patchStyleSchema } from '../../account-ops/style-schemas';
 
 type StyleRow = Awaited<ReturnType<StyleRepository['listOwn']>>[number];
 
@@ -39,14 +39,14 @@ export const styleRoutes = (deps: GatewayDeps) =>
       res.json(body);
     })
     .post('/dashboard/api/styles', async (req, res) => {
-      const input = parseOrThrow(createStyleBodySchema, req.body);
+      const input = parseOrThrow(createStyleSchema, req.body);
       const { account } = signedIn(res);
       assertBaseStyleAllowed(account.plan as PlanName, input.baseStyle);
       const style = await deps.styles.create(account.id, input);
       res.status(201).json(ownStyleView(style));
     })
     .patch('/dashboard/api/styles/:id', async (req, res) => {
-      const patch = parseOrThrow(patchStyleBodySchema, req.body);
+      const patch = parseOrThrow(patchStyleSchema, req.body);
       const { account } = signedIn(res);
       assertBaseStyleAllowed(account.plan as PlanName, patch.baseStyle);
       const style = isUuid(req.params.id) ? await deps.styles.update(account.id, req.params.id, patch) : null;

@@ -2,10 +2,9 @@ import { Router, type Request, type Response } from 'express';
 import { RATE_LIMIT_PER_MINUTE, type PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { parseOrThrow } from '../../http/validate';
-import type { UsageDay, UsageView } from '@promptpix/contracts';
+import { usageQuerySchema, type UsageDay, type UsageView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { usageCsv, usageDates, usageDays } from './usage-report';
-import { usageQuerySchema } from './schemas';
 
 /** The account's counted events per UTC day, the JSON and the CSV alike. */
 async function dailyUsage(deps: GatewayDeps, req: Request, res: Response): Promise<UsageDay[]> {

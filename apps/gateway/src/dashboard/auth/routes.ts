@@ -3,10 +3,9 @@ import { AppError, accountStatusError, maySignIn } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { rateLimitedError } from '../../http/middleware/rate-limit';
 import { parseOrThrow } from '../../http/validate';
-import type { DashboardAccount, SessionView, SignInRequested } from '@promptpix/contracts';
+import { signInConfirmSchema, signInRequestSchema, type DashboardAccount, type SessionView, type SignInRequested } from '@promptpix/contracts';
 import { clearSessionCookie, dashboardOf, fromThisOrigin, openSession, requireCsrf, requireSession, signedIn, type DashboardAccountRow } from '../session';
 import { sendSignInEmail } from './mail';
-import { signInConfirmSchema, signInRequestSchema } from './schemas';
 
 export const SIGN_IN_REQUESTED: SignInRequested = { message: 'If an account uses that address, a sign-in link is on its way.' };
 export const SIGN_IN_ERRORS = {

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError, type JobRecord } from '@promptpix/core';
-import { ErrorMessages, type JobView } from '@promptpix/contracts';
+import { ErrorMessages, type JobProgressEvent } from '@promptpix/contracts';
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf } from '../middleware/auth';
 import { JOB_ID, toJobView } from './jobs';
@@ -15,13 +15,11 @@ const HEARTBEAT_MS = 15_000;
 /** Nothing streams for longer; a client that still waits reconnects or polls. */
 const MAX_STREAM_MS = 10 * 60_000;
 
-export type JobProgress = JobView & { position?: number };
-
 const isFinished = (job: JobRecord) => job.status === 'completed' || job.status === 'failed';
 
 /** One `status` event: the job as GET /api/v1/job/:jobId shows it, plus the jobs ahead of it while it waits. */
-export function progressEvent(job: JobRecord, position: number | null): { id: string; data: JobProgress } {
-  const data: JobProgress = toJobView(job);
+export function progressEvent(job: JobRecord, position: number | null): { id: string; data: JobProgressEvent } {
+  const data: JobProgressEvent = toJobView(job);
   if (job.status === 'queued' && position !== null) data.position = position;
   return { id: data.position === undefined ? job.status : `${job.status}-${data.position}`, data };
 }

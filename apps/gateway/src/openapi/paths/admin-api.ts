@@ -1,17 +1,5 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { characterSchema, errorBodySchema, invalidRequestBodySchema } from '@promptpix/contracts';
-import {
-  analyticsExportQuerySchema,
-  createAccountSchema,
-  createCharacterSchema,
-  createKeySchema,
-  createPermalinkSchema,
-  createStyleSchema,
-  patchAccountSchema,
-  patchCharacterSchema,
-  patchKeyLimitsSchema,
-} from '../../admin/schemas';
 import {
   adminAccountSchema,
   adminCreatedKeySchema,
@@ -24,7 +12,19 @@ import {
   adminRetriedSchema,
   adminSignInLinkSchema,
   adminStyleSchema,
-} from '../../admin/response-schemas';
+  analyticsExportQuerySchema,
+  characterSchema,
+  createAccountSchema,
+  createCharacterSchema,
+  createKeySchema,
+  createPermalinkSchema,
+  errorBodySchema,
+  invalidRequestBodySchema,
+  patchAccountSchema,
+  patchCharacterSchema,
+  patchKeyLimitsSchema,
+  styleInputSchema,
+} from '@promptpix/contracts';
 import { auth, json } from '../shared';
 
 /** The operator API (DECISIONS, "Accounts, keys, operator surface"); `npm run admin` is a client of it. */
@@ -117,7 +117,7 @@ export const adminApiPaths: ZodOpenApiPathsObject = {
       'adminCreateStyle',
       "Create one of the account's own styles",
       { '201': json(adminStyleSchema, 'The style'), '400': bad, '404': accountNotFound },
-      { requestParams: { path: handle }, requestBody: body(createStyleSchema) },
+      { requestParams: { path: handle }, requestBody: body(styleInputSchema) },
     ),
   },
   '/admin/api/v1/accounts/{handle}/characters': {

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { errorBodySchema, invalidRequestBodySchema } from '@promptpix/contracts';
-import { webhookDeliveriesQuerySchema } from '../../admin/schemas';
-import { adminWebhookDeliveriesSchema, adminWebhookSecretSchema } from '../../admin/response-schemas';
+import {
+  adminWebhookDeliveriesSchema,
+  adminWebhookSecretSchema,
+  errorBodySchema,
+  invalidRequestBodySchema,
+  webhookDeliveriesQuerySchema,
+} from '@promptpix/contracts';
 import { auth, json } from '../shared';
 
 /** Extension (issue 12): signed webhooks. The operator's secret and delivery log, and the requests a receiver gets. */

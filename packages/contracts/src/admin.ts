@@ -1,7 +1,50 @@
 import { z } from 'zod';
-import { plans } from '@promptpix/core';
+import { isStorableInstant } from './instant';
+import { plans } from './vocabulary';
 
-/** Answers of the operator API, for its OpenAPI description (handlers in ./routes.ts). */
+/**
+ * The operator API under /admin (handlers in apps/gateway/src/admin): its own request shapes and its
+ * answers, which the routes build and the OpenAPI document describes. The bodies it shares with the
+ * dashboard (keys, key limits, permalinks, styles, characters, failed jobs) are in
+ * ./account-resources.ts.
+ */
+
+// ---- Requests ---------------------------------------------------------------------------------
+
+const accountStatuses = ['pending', 'approved', 'suspended', 'banned'] as const;
+
+export const createAccountSchema = z.object({
+  handle: z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, 'lowercase letters, digits and inner dashes, 1 to 40 characters'),
+  email: z.email(),
+  plan: z.enum(plans).default('free'),
+  status: z.enum(accountStatuses).default('pending'),
+});
+
+export const patchAccountSchema = z
+  .object({
+    status: z.enum(accountStatuses).optional(),
+    plan: z.enum(plans).optional(),
+    monthlyGenerations: z.number().int().min(0).nullable().optional(),
+  })
+  .refine((p) => Object.values(p).some((v) => v !== undefined), 'Nothing to change: give status, plan or monthlyGenerations');
+
+const isoDate = z.iso
+  .datetime({ offset: true })
+  .or(z.iso.date())
+  .transform((v) => new Date(v))
+  .refine(isStorableInstant, { error: 'Must be an instant from year 1 to 9999' });
+
+export const analyticsExportQuerySchema = z.object({
+  format: z.enum(['csv', 'ndjson']).default('ndjson'),
+  from: isoDate.optional().transform((v) => v ?? new Date(0)),
+  to: isoDate.optional().transform((v) => v ?? new Date(Date.now() + 1000)),
+});
+
+export const webhookDeliveriesQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50).meta({ description: 'How many deliveries, newest first (1 to 200, default 50)' }),
+});
+
+// ---- Responses --------------------------------------------------------------------------------
 
 export const adminAccountSchema = z
   .object({
@@ -159,3 +202,19 @@ export const adminWebhookDeliverySchema = z
   .meta({ id: 'AdminWebhookDelivery' });
 
 export const adminWebhookDeliveriesSchema = z.object({ deliveries: z.array(adminWebhookDeliverySchema) }).meta({ id: 'AdminWebhookDeliveries' });
+
+export type AdminAccount = z.infer<typeof adminAccountSchema>;
+export type AdminCreatedKey = z.infer<typeof adminCreatedKeySchema>;
+export type AdminKey = z.infer<typeof adminKeySchema>;
+export type AdminPermalink = z.infer<typeof adminPermalinkSchema>;
+export type AdminStyle = z.infer<typeof adminStyleSchema>;
+export type AdminQueue = z.infer<typeof adminQueueSchema>;
+export type AdminRetried = z.infer<typeof adminRetriedSchema>;
+export type AdminFailedJob = z.infer<typeof adminFailedJobSchema>;
+export type AdminFailedJobPage = z.infer<typeof adminFailedJobPageSchema>;
+export type AdminFailedJobRetried = z.infer<typeof adminFailedJobRetriedSchema>;
+export type AdminLibrarySeed = z.infer<typeof adminLibrarySeedSchema>;
+export type AdminSignInLink = z.infer<typeof adminSignInLinkSchema>;
+export type AdminWebhookSecret = z.infer<typeof adminWebhookSecretSchema>;
+export type AdminWebhookDelivery = z.infer<typeof adminWebhookDeliverySchema>;
+export type AdminWebhookDeliveries = z.infer<typeof adminWebhookDeliveriesSchema>;

@@ -1,23 +1,13 @@
 import { z } from 'zod';
-import { isStorableInstant, text } from '@promptpix/contracts';
-import { MAX_BUDGET, plans, presetById, visualFamilies } from '@promptpix/core';
+import { text } from './text';
+import { MAX_BUDGET, visualFamilies } from './vocabulary';
 
-const accountStatuses = ['pending', 'approved', 'suspended', 'banned'] as const;
-
-export const createAccountSchema = z.object({
-  handle: z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, 'lowercase letters, digits and inner dashes, 1 to 40 characters'),
-  email: z.email(),
-  plan: z.enum(plans).default('free'),
-  status: z.enum(accountStatuses).default('pending'),
-});
-
-export const patchAccountSchema = z
-  .object({
-    status: z.enum(accountStatuses).optional(),
-    plan: z.enum(plans).optional(),
-    monthlyGenerations: z.number().int().min(0).nullable().optional(),
-  })
-  .refine((p) => Object.values(p).some((v) => v !== undefined), 'Nothing to change: give status, plan or monthlyGenerations');
+/**
+ * Request bodies for an account's resources (keys and their limits, permalinks, styles,
+ * characters, failed jobs), taken alike by the operator API under /admin and the dashboard's JSON
+ * API under /dashboard/api (./dashboard.ts). A rule that needs the service's own data (a style's
+ * `baseStyle` must name a preset of @promptpix/core's catalog) is added by the gateway.
+ */
 
 const domainEntry = z
   .string()
@@ -37,7 +27,7 @@ const budgetSetting = (what: string) =>
     .meta({ description: `Publishable keys: fresh generations ${what}; null: the service default (docs/api/embed.md)` });
 
 /** A key's own limits (docs/api/embed.md, "Publishable keys: budgets and signed prompts"). */
-export const keyLimitsShape = {
+const keyLimitsShape = {
   budgetClientPerHour: budgetSetting('one client address may start per hour'),
   budgetClientPerDay: budgetSetting('one client address may start per day'),
   budgetKeyPerHour: budgetSetting('the key may start per hour'),
@@ -48,6 +38,7 @@ export const keyLimitsShape = {
     .meta({ description: "Publishable keys: start generations only for prompts signed with the key's signing secret" }),
 };
 
+/** A new API key: POST /admin/accounts/:handle/keys, POST /dashboard/api/keys. */
 export const createKeySchema = z.object({
   kind: z.enum(['secret', 'publishable']),
   name: text(1, 100, { trim: true }),
@@ -55,10 +46,12 @@ export const createKeySchema = z.object({
   ...keyLimitsShape,
 });
 
+/** A publishable key's budget settings: PATCH /admin/keys/:id/limits, PATCH /dashboard/api/keys/:id/limits. */
 export const patchKeyLimitsSchema = z
   .object(keyLimitsShape)
   .refine((p) => Object.values(p).some((v) => v !== undefined), 'Nothing to change: give a budget setting or signedPrompts');
 
+/** A permalink: POST /admin/accounts/:handle/permalinks (the dashboard takes its `name` alone). */
 export const createPermalinkSchema = z.object({
   name: z.string().regex(/^[A-Za-z0-9._~-]{1,200}$/, 'letters, digits and . _ ~ -, 1 to 200 characters'),
   imageIds: z
@@ -68,32 +61,23 @@ export const createPermalinkSchema = z.object({
     .refine((ids) => new Set(ids).size === ids.length, 'Duplicate image ids'),
 });
 
-const isoDate = z.iso
-  .datetime({ offset: true })
-  .or(z.iso.date())
-  .transform((v) => new Date(v))
-  .refine(isStorableInstant, { error: 'Must be an instant from year 1 to 9999' });
-
-export const analyticsExportQuerySchema = z.object({
-  format: z.enum(['csv', 'ndjson']).default('ndjson'),
-  from: isoDate.optional().transform((v) => v ?? new Date(0)),
-  to: isoDate.optional().transform((v) => v ?? new Date(Date.now() + 1000)),
-});
-
-export const createStyleSchema = z.object({
+/** An own style, as created. The gateway adds that `baseStyle` names a known preset ("Unknown preset"). */
+export const styleInputSchema = z.object({
   name: text(1, 100, { trim: true }),
   description: text(0, 500).nullable().optional(),
   tags: z.array(text(1, 50)).max(20).default([]),
-  baseStyle: z
-    .string()
-    .refine((id) => presetById(id) !== undefined, 'Unknown preset')
-    .nullable()
-    .optional(),
+  baseStyle: z.string().nullable().optional(),
   promptTemplate: text(0, 2000)
     .refine((t) => t.includes('{prompt}'), 'Must contain {prompt}')
     .nullable()
     .optional(),
 });
+
+/** An own style's change: any of its fields (no default filled in for a field not sent). */
+export const stylePatchSchema = styleInputSchema
+  .extend({ tags: styleInputSchema.shape.tags.unwrap() })
+  .partial()
+  .refine((p) => Object.values(p).some((v) => v !== undefined), 'Nothing to change');
 
 const characterFields = {
   name: text(1, 100, { trim: true }),
@@ -102,19 +86,27 @@ const characterFields = {
   behavior: z.enum(['match', 'lock']).default('match'),
   lockedStyle: text(1, 200).nullable().optional(),
   lockedFamily: z.enum(visualFamilies).nullable().optional(),
+  /** 1 to 10 photos as data: URLs (or base64); or give a specSheet instead. */
   images: z.array(z.string().min(1)).min(1).max(10).optional(),
 };
 
+/** A character: reference photos or a spec sheet. */
 export const createCharacterSchema = z
   .object(characterFields)
   .refine((c) => c.images !== undefined || c.specSheet, { error: 'Give 1 to 10 reference images or a spec sheet', path: ['images'] });
 
+/** A character's change: any of its fields. */
 export const patchCharacterSchema = z.object({
   ...characterFields,
   name: characterFields.name.optional(),
   behavior: z.enum(['match', 'lock']).optional(),
 });
 
-export const webhookDeliveriesQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50).meta({ description: 'How many deliveries, newest first (1 to 200, default 50)' }),
+/** Query of the failed-job lists: GET /admin/failed-jobs (`account` too), GET /dashboard/api/failed-jobs. */
+export const failedJobsQuerySchema = z.object({
+  account: z.string().min(1).max(40).optional(),
+  model: z.string().min(1).max(200).optional(),
+  since: z.iso.datetime({ offset: true, error: 'Expected an ISO 8601 date-time' }).optional(),
+  limit: z.preprocess((v) => (v === undefined ? 50 : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), z.number().int().min(1).max(200)),
+  cursor: z.string().max(200).optional(),
 });

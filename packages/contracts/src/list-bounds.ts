@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isStorableInstant } from '@promptpix/contracts';
+import { isStorableInstant } from './instant';
 
 const isoInstant = z.iso.datetime({ offset: true });
 const isoDate = z.iso.date();

@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor } from './cursor';
+import { decodeCursor, encodeCursor } from './image-cursor';
 
 const ID = '0b7e3c9a-4f1d-4c2e-9a55-2f7d8e6b1c34';
 
