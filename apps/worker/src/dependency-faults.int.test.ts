@@ -311,7 +311,10 @@ describe('a dependency fails while a job runs (production shape, worker processe
 
     it('Redis gone for a few seconds while a job completes: the caller sees it complete once; nothing lost', async () => {
       const account = await service.createAccount({ monthlyGenerations: 10 });
-      startWorker({ MODEL_LATENCY_MS: '800' });
+      // A job whose end could not be recorded while Redis was gone comes back through BullMQ's
+      // stalled check once its lock lapses: lock + half a lock (45 s with the default 30 s lock,
+      // as long as this test waits). A 5 s lock keeps that recovery well inside the wait.
+      startWorker({ MODEL_LATENCY_MS: '800', JOB_LOCK_MS: '5000' });
       const jobId = await generate(account, 'a harbour at night, redis down');
       await outageWhileCompleting(redis, jobId, 3000, false);
       expect(redis.stats().refused).toBeGreaterThan(0);
