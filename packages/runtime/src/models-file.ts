@@ -46,16 +46,19 @@ const common = (e: { timeoutMs?: number; httpAttempts?: number }, d: Defaults) =
   retry: { attempts: e.httpAttempts ?? d.httpAttempts },
 });
 
+/** One backend's entry: `toConfig` takes exactly what its schema parsed (typed from the schema). */
+const backendEntry = <S extends z.ZodType>(entry: { schema: S; toConfig: (parsed: z.output<S>, defaults: Defaults) => ModelConfig }) => entry;
+
 /**
  * The backends a model entry may name: its settings' schema and how they become the adapter's
  * configuration. A new backend is one entry here and one case in createModel.
  */
 const BACKENDS = {
-  procedural: {
+  procedural: backendEntry({
     schema: z.strictObject({ ...shared, backend: z.literal('procedural'), latencyMs: z.number().int().min(0).max(600_000).optional() }),
-    toConfig: (e: { latencyMs?: number }): ModelConfig => ({ provider: 'procedural', latencyMs: e.latencyMs }),
-  },
-  openai: {
+    toConfig: (e) => ({ provider: 'procedural', latencyMs: e.latencyMs }),
+  }),
+  openai: backendEntry({
     schema: z.strictObject({
       ...shared,
       backend: z.literal('openai'),
@@ -65,10 +68,7 @@ const BACKENDS = {
       quality: z.string().optional(),
       arbitrarySizes: z.boolean().optional(),
     }),
-    toConfig: (
-      e: { baseUrl?: string; apiKey?: string; model: string; quality?: string; arbitrarySizes?: boolean; timeoutMs?: number; httpAttempts?: number },
-      d: Defaults,
-    ): ModelConfig => ({
+    toConfig: (e, d) => ({
       provider: 'openai',
       ...common(e, d),
       baseUrl: e.baseUrl,
@@ -77,8 +77,8 @@ const BACKENDS = {
       quality: e.quality,
       arbitrarySizes: e.arbitrarySizes ?? false,
     }),
-  },
-  replicate: {
+  }),
+  replicate: backendEntry({
     schema: z.strictObject({
       ...shared,
       backend: z.literal('replicate'),
@@ -89,19 +89,7 @@ const BACKENDS = {
       sizeInput: z.enum(['dimensions', 'aspect_ratio']).optional(),
       pollIntervalMs: z.number().int().min(100).max(60_000).optional(),
     }),
-    toConfig: (
-      e: {
-        baseUrl?: string;
-        apiToken: string;
-        version: string;
-        input?: Record<string, unknown>;
-        sizeInput?: 'dimensions' | 'aspect_ratio';
-        pollIntervalMs?: number;
-        timeoutMs?: number;
-        httpAttempts?: number;
-      },
-      d: Defaults,
-    ): ModelConfig => ({
+    toConfig: (e, d) => ({
       provider: 'replicate',
       ...common(e, d),
       baseUrl: e.baseUrl,
@@ -111,8 +99,8 @@ const BACKENDS = {
       sizeInput: e.sizeInput,
       pollIntervalMs: e.pollIntervalMs,
     }),
-  },
-  a1111: {
+  }),
+  a1111: backendEntry({
     schema: z
       .strictObject({
         ...shared,
@@ -129,23 +117,7 @@ const BACKENDS = {
         denoisingStrength: z.number().min(0).max(1).optional(),
       })
       .refine((e) => !!e.username === !!e.password, { error: 'set both username and password or neither', path: ['password'] }),
-    toConfig: (
-      e: {
-        baseUrl?: string;
-        username?: string;
-        password?: string;
-        steps?: number;
-        samplerName?: string;
-        cfgScale?: number;
-        negativePrompt?: string;
-        checkpoint?: string;
-        maxSide?: number;
-        denoisingStrength?: number;
-        timeoutMs?: number;
-        httpAttempts?: number;
-      },
-      d: Defaults,
-    ): ModelConfig => ({
+    toConfig: (e, d) => ({
       provider: 'a1111',
       ...common(e, d),
       baseUrl: e.baseUrl,
@@ -159,8 +131,8 @@ const BACKENDS = {
       maxSide: e.maxSide,
       denoisingStrength: e.denoisingStrength,
     }),
-  },
-  comfyui: {
+  }),
+  comfyui: backendEntry({
     schema: z
       .strictObject({
         ...shared,
@@ -178,20 +150,7 @@ const BACKENDS = {
         error: 'set exactly one of workflow and workflowFile',
         path: ['workflow'],
       }),
-    toConfig: (
-      e: {
-        baseUrl?: string;
-        workflow?: Record<string, unknown>;
-        workflowFile?: string;
-        nodes?: Record<string, string>;
-        steps?: number;
-        maxSide?: number;
-        pollIntervalMs?: number;
-        timeoutMs?: number;
-        httpAttempts?: number;
-      },
-      d: Defaults,
-    ): ModelConfig => ({
+    toConfig: (e, d) => ({
       provider: 'comfyui',
       ...common(e, d),
       baseUrl: e.baseUrl,
@@ -201,7 +160,7 @@ const BACKENDS = {
       maxSide: e.maxSide,
       pollIntervalMs: e.pollIntervalMs,
     }),
-  },
+  }),
 } as const;
 
 /** A comfyui entry's `workflowFile`: its parsed JSON, or an error saying why not (never its content). */
