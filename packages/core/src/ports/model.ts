@@ -14,6 +14,13 @@ export interface ModelRequest {
   /** A character to put in the scene: its reference images (original or prepared for the scene's family). */
   character?: CharacterReferenceInput;
   /**
+   * An edit: the image(s) to start from and an optional mask. `strength` then says how far the
+   * result may depart from the input (0 keeps it, 1 repaints freely), not how strongly a style applies.
+   */
+  edit?: EditInput;
+  /** `transparent` asks for an alpha background; models without `transparentBackground` ignore it. */
+  background?: BackgroundMode;
+  /**
    * Called as the backend reports how far it has got (ComfyUI's and A1111's progress, Replicate's
    * logs). May be called often; the caller throttles. Never throws into the adapter.
    */
@@ -26,6 +33,26 @@ export interface ModelProgress {
   fraction?: number;
   /** A short note for people, e.g. `step 12/30` or a backend's log line. */
   message?: string;
+}
+
+export type BackgroundMode = 'auto' | 'opaque' | 'transparent';
+
+/** The input of an edit as the worker hands it over: metadata stripped, PNG, already at the request's size. */
+export interface EditInput {
+  /** The first is the image edited (the mask applies to it); more are references (OpenAI's `image[]`). */
+  images: Buffer[];
+  /** PNG, same size as the first image: transparent (alpha 0) where the image may change, opaque where it stays (OpenAI's convention). */
+  mask?: Buffer;
+}
+
+/** A larger copy of a stored image, made by a backend's own upscaler. */
+export interface UpscaleRequest {
+  /** Encoded PNG. */
+  image: Buffer;
+  width: number;
+  height: number;
+  factor: 2 | 4;
+  seed: number;
 }
 
 export interface CharacterReferenceInput {
@@ -57,6 +84,10 @@ export interface ImageModel {
    * Models without it use the original references for every family.
    */
   prepareReference?(input: ReferencePreparation, signal?: AbortSignal): Promise<ModelImage>;
+  /** The backend's own upscaler (A1111 extras, a ComfyUI workflow, a Replicate model); without it the worker resamples. */
+  upscale?(request: UpscaleRequest, signal?: AbortSignal): Promise<ModelImage>;
+  /** The model can draw on a transparent background (`background: 'transparent'`). */
+  readonly transparentBackground?: boolean;
 }
 
 /** A model failure that may succeed on retry (timeouts, 429, 5xx). */
