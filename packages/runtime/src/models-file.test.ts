@@ -83,11 +83,62 @@ describe('parseModelsFile', () => {
       {},
       'models.a.workflowFile: cannot read /nonexistent/workflow.json (ENOENT)',
     ],
+    [
+      'a replicate edit input that is no field name',
+      { default: 'a', models: { a: { backend: 'replicate', apiToken: 't', version: 'v', editInputs: { image: 'the image' } } } },
+      {},
+      'models.a.editInputs.image: must be an input field name, e.g. image or prompt_strength',
+    ],
+    [
+      'a replicate upscaler without a version',
+      { default: 'a', models: { a: { backend: 'replicate', apiToken: 't', version: 'v', upscaler: { inputs: { image: 'image' } } } } },
+      {},
+      'models.a.upscaler.version',
+    ],
+    [
+      'an unknown replicate mask format',
+      { default: 'a', models: { a: { backend: 'replicate', apiToken: 't', version: 'v', maskFormat: 'black' } } },
+      {},
+      'models.a.maskFormat',
+    ],
+    ['too many openai edit images', { default: 'a', models: { a: { backend: 'openai', editImages: 17 } } }, {}, 'models.a.editImages'],
     ['a bad model id', { default: 'a', models: { 'a b': { backend: 'procedural' } } }, {}, 'models.a b'],
     ['not an object', [1, 2], {}, '(file)'],
   ];
   it.each(bad)('names the path of %s', (_name, json, env, expected) => {
     expect(() => parseModelsFile(json, env, defaults)).toThrow(expected);
+  });
+
+  it('takes the edit and upscale settings of each backend', () => {
+    const file = parseModelsFile(
+      {
+        default: 'flux',
+        models: {
+          flux: {
+            backend: 'replicate',
+            apiToken: 't',
+            version: 'black-forest-labs/flux-fill-dev',
+            editInputs: { image: 'image', mask: 'mask', strength: 'prompt_strength' },
+            maskFormat: 'white',
+            upscaler: { version: 'nightmareai/real-esrgan:f121d640', inputs: { image: 'image', scale: 'scale' }, input: { face_enhance: false } },
+          },
+          gpu: { backend: 'a1111', upscaler: 'SwinIR_4x', maskBlur: 8 },
+          hosted: { backend: 'openai', model: 'my-local-model', editImages: 2 },
+        },
+      },
+      {},
+      defaults,
+    );
+    expect(file.entries.map((e) => e.config)).toEqual([
+      expect.objectContaining({
+        provider: 'replicate',
+        editInputs: { image: 'image', mask: 'mask', strength: 'prompt_strength' },
+        maskFormat: 'white',
+        upscaler: { version: 'nightmareai/real-esrgan:f121d640', inputs: { image: 'image', scale: 'scale' }, input: { face_enhance: false } },
+      }),
+      expect.objectContaining({ provider: 'a1111', upscaler: 'SwinIR_4x', maskBlur: 8 }),
+      expect.objectContaining({ provider: 'openai', model: 'my-local-model', editImages: 2 }),
+    ]);
   });
 
   it("reads a comfyui entry's workflow from its file", () => {

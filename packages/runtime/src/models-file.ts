@@ -11,6 +11,9 @@ import type { BackendLimitSettings, ModelConfig, ModelEntry } from '@promptpix/m
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/;
 const SIZE = /^[1-9]\d{1,4}x[1-9]\d{1,4}$/;
 
+/** A model's input field, as its API schema names it. */
+const inputName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an input field name, e.g. image or prompt_strength');
+
 const httpUrl = z.string().refine((v) => {
   try {
     return ['http:', 'https:'].includes(new URL(v).protocol);
@@ -67,6 +70,8 @@ const BACKENDS = {
       model: z.string().min(1).default('gpt-image-1'),
       quality: z.string().optional(),
       arbitrarySizes: z.boolean().optional(),
+      /** The most images one edit sends; 0: the model cannot edit (default by model: docs/backends/openai.md). */
+      editImages: z.number().int().min(0).max(16).optional(),
     }),
     toConfig: (e, d) => ({
       provider: 'openai',
@@ -76,6 +81,7 @@ const BACKENDS = {
       model: e.model,
       quality: e.quality,
       arbitrarySizes: e.arbitrarySizes ?? false,
+      editImages: e.editImages,
     }),
   }),
   replicate: backendEntry({
@@ -88,6 +94,15 @@ const BACKENDS = {
       input: z.record(z.string(), z.unknown()).optional(),
       sizeInput: z.enum(['dimensions', 'aspect_ratio']).optional(),
       pollIntervalMs: z.number().int().min(100).max(60_000).optional(),
+      editInputs: z.strictObject({ image: inputName, mask: inputName.optional(), strength: inputName.optional() }).optional(),
+      maskFormat: z.enum(['white', 'alpha']).optional(),
+      upscaler: z
+        .strictObject({
+          version: z.string().min(1),
+          inputs: z.strictObject({ image: inputName.optional(), scale: inputName.optional() }).optional(),
+          input: z.record(z.string(), z.unknown()).optional(),
+        })
+        .optional(),
     }),
     toConfig: (e, d) => ({
       provider: 'replicate',
@@ -98,6 +113,9 @@ const BACKENDS = {
       input: e.input,
       sizeInput: e.sizeInput,
       pollIntervalMs: e.pollIntervalMs,
+      editInputs: e.editInputs,
+      maskFormat: e.maskFormat,
+      upscaler: e.upscaler,
     }),
   }),
   a1111: backendEntry({
@@ -115,6 +133,8 @@ const BACKENDS = {
         checkpoint: z.string().optional(),
         maxSide: z.number().int().min(256).max(4096).optional(),
         denoisingStrength: z.number().min(0).max(1).optional(),
+        upscaler: z.string().min(1).optional(),
+        maskBlur: z.number().int().min(0).max(64).optional(),
       })
       .refine((e) => !!e.username === !!e.password, { error: 'set both username and password or neither', path: ['password'] }),
     toConfig: (e, d) => ({
@@ -130,6 +150,8 @@ const BACKENDS = {
       checkpoint: e.checkpoint,
       maxSide: e.maxSide,
       denoisingStrength: e.denoisingStrength,
+      upscaler: e.upscaler,
+      maskBlur: e.maskBlur,
     }),
   }),
   comfyui: backendEntry({
