@@ -270,6 +270,27 @@ describe('createModelRegistry', () => {
     ]);
   });
 
+  it('keeps what a model with a size table can do: edits, transparency, its upscaler (which is not resized)', async () => {
+    const upscaled = { data: Buffer.alloc(0), width: 128, height: 128 };
+    const registry = createModelRegistry([{ id: 'gpu', config: { provider: 'procedural' }, sizes: ['1024x1024'] }], undefined, () => ({
+      name: 'fake',
+      edits: { mask: true, maxImages: 1 },
+      transparentBackground: true,
+      generate: async (r) => ({ data: Buffer.alloc(0), width: r.width, height: r.height }),
+      upscale: async () => upscaled,
+    }));
+    const { model } = registry.get('gpu')!;
+    expect(model.edits).toEqual({ mask: true, maxImages: 1 });
+    expect(model.transparentBackground).toBe(true);
+    expect(await model.upscale!({ image: Buffer.alloc(0), width: 64, height: 64, factor: 2, seed: 1 })).toBe(upscaled);
+    const plain = createModelRegistry([{ id: 'p', config: { provider: 'procedural' }, sizes: ['1024x1024'] }], undefined, () => ({
+      name: 'plain',
+      generate: async (r) => ({ data: Buffer.alloc(0), width: r.width, height: r.height }),
+    }));
+    expect(plain.get('p')!.model).not.toHaveProperty('upscale');
+    expect(plain.get('p')!.model).not.toHaveProperty('edits');
+  });
+
   it('refuses two models with one id and a fallback that is not served', () => {
     expect(() =>
       createModelRegistry([
