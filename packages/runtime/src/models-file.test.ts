@@ -102,6 +102,18 @@ describe('parseModelsFile', () => {
       'models.a.maskFormat',
     ],
     ['too many openai edit images', { default: 'a', models: { a: { backend: 'openai', editImages: 17 } } }, {}, 'models.a.editImages'],
+    [
+      'both an inline edit workflow and its file',
+      { default: 'a', models: { a: { backend: 'comfyui', workflow: { x: 1 }, editWorkflow: { x: 1 }, editWorkflowFile: 'e.json' } } },
+      {},
+      'models.a.editWorkflow: set at most one of editWorkflow and editWorkflowFile',
+    ],
+    [
+      'an upscale workflow file that is not there',
+      { default: 'a', models: { a: { backend: 'comfyui', workflow: { x: 1 }, upscaleWorkflowFile: '/nonexistent/up.json' } } },
+      {},
+      'models.a.upscaleWorkflowFile: cannot read /nonexistent/up.json (ENOENT)',
+    ],
     ['a bad model id', { default: 'a', models: { 'a b': { backend: 'procedural' } } }, {}, 'models.a b'],
     ['not an object', [1, 2], {}, '(file)'],
   ];
@@ -153,6 +165,33 @@ describe('parseModelsFile', () => {
     const config = file.entries[0].config as { provider: string; workflow: Record<string, unknown>; steps: number };
     expect(config).toEqual(expect.objectContaining({ provider: 'comfyui', baseUrl: 'http://gpu:8188', steps: 20 }));
     expect(Object.keys(config.workflow).length).toBeGreaterThan(3);
+  });
+
+  it("reads a comfyui entry's edit and upscale workflows from their files", () => {
+    const file = parseModelsFile(
+      {
+        default: 'comfy',
+        models: {
+          comfy: {
+            backend: 'comfyui',
+            workflowFile: 'docs/backends/comfyui-workflow.json',
+            editWorkflowFile: 'docs/backends/comfyui-edit-workflow.json',
+            editNodes: { denoise: '3.denoise' },
+            upscaleWorkflowFile: 'docs/backends/comfyui-upscale-workflow.json',
+          },
+        },
+      },
+      {},
+      defaults,
+    );
+    const config = file.entries[0].config as {
+      editWorkflow: Record<string, { class_type: string }>;
+      upscaleWorkflow: Record<string, { class_type: string }>;
+      editNodes: unknown;
+    };
+    expect(config.editWorkflow['11'].class_type).toBe('LoadImageMask');
+    expect(config.upscaleWorkflow['3'].class_type).toBe('ImageUpscaleWithModel');
+    expect(config.editNodes).toEqual({ denoise: '3.denoise' });
   });
 
   it('never puts a resolved secret or a bad value in its message', () => {

@@ -164,6 +164,14 @@ const BACKENDS = {
         workflow: z.record(z.string(), z.unknown()).optional(),
         workflowFile: z.string().min(1).optional(),
         nodes: z.record(z.string(), z.string()).optional(),
+        /** Edits' workflow (inline or `editWorkflowFile`) and its node mapping; without one the model cannot edit. */
+        editWorkflow: z.record(z.string(), z.unknown()).optional(),
+        editWorkflowFile: z.string().min(1).optional(),
+        editNodes: z.record(z.string(), z.string()).optional(),
+        /** Upscales' workflow (inline or `upscaleWorkflowFile`) and its node mapping; without one the worker resamples. */
+        upscaleWorkflow: z.record(z.string(), z.unknown()).optional(),
+        upscaleWorkflowFile: z.string().min(1).optional(),
+        upscaleNodes: z.record(z.string(), z.string()).optional(),
         steps: z.number().int().min(1).max(200).optional(),
         maxSide: z.number().int().min(64).max(8192).optional(),
         pollIntervalMs: z.number().int().min(50).max(60_000).optional(),
@@ -171,6 +179,14 @@ const BACKENDS = {
       .refine((e) => (e.workflow === undefined) !== (e.workflowFile === undefined), {
         error: 'set exactly one of workflow and workflowFile',
         path: ['workflow'],
+      })
+      .refine((e) => e.editWorkflow === undefined || e.editWorkflowFile === undefined, {
+        error: 'set at most one of editWorkflow and editWorkflowFile',
+        path: ['editWorkflow'],
+      })
+      .refine((e) => e.upscaleWorkflow === undefined || e.upscaleWorkflowFile === undefined, {
+        error: 'set at most one of upscaleWorkflow and upscaleWorkflowFile',
+        path: ['upscaleWorkflow'],
       }),
     toConfig: (e, d) => ({
       provider: 'comfyui',
@@ -178,6 +194,10 @@ const BACKENDS = {
       baseUrl: e.baseUrl,
       workflow: e.workflow ?? readWorkflowFile(e.workflowFile as string),
       nodes: e.nodes,
+      editWorkflow: e.editWorkflow ?? (e.editWorkflowFile === undefined ? undefined : readWorkflowFile(e.editWorkflowFile, 'editWorkflowFile')),
+      editNodes: e.editNodes,
+      upscaleWorkflow: e.upscaleWorkflow ?? (e.upscaleWorkflowFile === undefined ? undefined : readWorkflowFile(e.upscaleWorkflowFile, 'upscaleWorkflowFile')),
+      upscaleNodes: e.upscaleNodes,
       steps: e.steps,
       maxSide: e.maxSide,
       pollIntervalMs: e.pollIntervalMs,
@@ -185,18 +205,18 @@ const BACKENDS = {
   }),
 } as const;
 
-/** A comfyui entry's `workflowFile`: its parsed JSON, or an error saying why not (never its content). */
-function readWorkflowFile(path: string): unknown {
+/** A comfyui entry's `workflowFile` (or edit or upscale one): its parsed JSON, or an error saying why not (never its content). */
+function readWorkflowFile(path: string, key = 'workflowFile'): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ModelsFileError(`workflowFile: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new ModelsFileError(`${key}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw new ModelsFileError(`workflowFile: ${path} is not JSON`);
+    throw new ModelsFileError(`${key}: ${path} is not JSON`);
   }
 }
 

@@ -21,4 +21,4 @@ export {
 } from './replicate';
 export { startFakeA1111, a1111Error, A1111_UPSCALERS, type A1111Received, type FakeA1111Behaviour, type FakeA1111Options, type FakeA1111Server } from './a1111';
 export { startFakeEmbeddings, fakeEmbedding, type FakeEmbeddingsBehaviour, type FakeEmbeddingsOptions } from './embeddings';
-export { startFakeComfyUI, comfyError, type FakeComfyUIBehaviour, type FakeComfyUIServer } from './comfyui';
+export { startFakeComfyUI, comfyError, type ComfyUploadReceived, type FakeComfyUIBehaviour, type FakeComfyUIServer } from './comfyui';
