@@ -36,7 +36,10 @@ export interface ModelRegistry {
   get(id: string | undefined): RoutedModel | undefined;
 }
 
-/** Asks the backend for the nearest size of the table; the worker cover-crops the result to the size asked for. */
+/**
+ * Asks the backend for the nearest size of the table; the worker cover-crops the result to the size
+ * asked for. What the model can do (edits, transparency, its upscaler) passes through unchanged.
+ */
 function withSizeTable(model: ImageModel, sizes: readonly string[]): ImageModel {
   const sized = (width: number, height: number) => {
     const [w, h] = nearestSize(width, height, sizes).split('x').map(Number);
@@ -46,6 +49,9 @@ function withSizeTable(model: ImageModel, sizes: readonly string[]): ImageModel 
     name: model.name,
     generate: (request, signal) => model.generate({ ...request, ...sized(request.width, request.height) }, signal),
     ...(model.prepareReference && { prepareReference: model.prepareReference.bind(model) }),
+    ...(model.upscale && { upscale: model.upscale.bind(model) }),
+    ...(model.edits && { edits: model.edits }),
+    ...(model.transparentBackground && { transparentBackground: model.transparentBackground }),
   };
 }
 

@@ -45,6 +45,14 @@ export interface EditInput {
   mask?: Buffer;
 }
 
+/** What edits a model takes. A model without `edits` cannot edit: the gateway refuses such a request early. */
+export interface EditSupport {
+  /** It takes `edit.mask` (inpainting); without, an edit with a mask is refused. */
+  readonly mask: boolean;
+  /** The most images one edit takes, the edited one included (OpenAI's GPT image models: 16; most backends: 1). */
+  readonly maxImages: number;
+}
+
 /** A larger copy of a stored image, made by a backend's own upscaler. */
 export interface UpscaleRequest {
   /** Encoded PNG. */
@@ -84,8 +92,13 @@ export interface ImageModel {
    * Models without it use the original references for every family.
    */
   prepareReference?(input: ReferencePreparation, signal?: AbortSignal): Promise<ModelImage>;
-  /** The backend's own upscaler (A1111 extras, a ComfyUI workflow, a Replicate model); without it the worker resamples. */
+  /**
+   * The backend's own upscaler (A1111 extras, a ComfyUI workflow, a Replicate model); without it the
+   * worker resamples (`resampleUpscale` in @promptpix/models). Answers exactly width×factor by height×factor.
+   */
   upscale?(request: UpscaleRequest, signal?: AbortSignal): Promise<ModelImage>;
+  /** What edits it takes (`request.edit`); absent: none. An edit beyond it fails as a permanent model error. */
+  readonly edits?: EditSupport;
   /** The model can draw on a transparent background (`background: 'transparent'`). */
   readonly transparentBackground?: boolean;
 }

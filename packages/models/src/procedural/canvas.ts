@@ -3,32 +3,54 @@ export const n = (v: number): string => (Math.round(v * 10) / 10).toString();
 
 export type Point = readonly [number, number];
 
+/** What a painted element belongs to: the backdrop (sky, ground) or what stands in front of it. */
+export type Layer = 'sky' | 'ground' | 'subject';
+
 /** An SVG document under construction: shared definitions (gradients) plus painted layers. */
 export interface Canvas {
   readonly width: number;
   readonly height: number;
-  /** Paints `markup` on top of what is there. */
+  /** Paints `markup` on top of what is there, in the current layer. */
   add(markup: string): void;
   /** Registers a definition built around a fresh id; returns `url(#id)`. */
   define(build: (id: string) => string): string;
-  toSvg(): string;
+  /** Runs `paint` with what it adds marked as `layer` (the rest is `subject`). */
+  within(layer: Exclude<Layer, 'subject'>, paint: () => void): void;
+  /** Whether anything was painted in `layer`. */
+  has(layer: Layer): boolean;
+  /** The document; `omit` leaves out the elements of those layers (their place stays transparent). */
+  toSvg(omit?: ReadonlySet<Layer>): string;
 }
 
 export const createCanvas = (width: number, height: number): Canvas => {
   const defs: string[] = [];
-  const body: string[] = [];
+  const body: Array<{ markup: string; layer: Layer }> = [];
+  let current: Layer = 'subject';
   return {
     width,
     height,
-    add: (markup) => body.push(markup),
+    add: (markup) => body.push({ markup, layer: current }),
     define: (build) => {
       const id = `d${defs.length}`;
       defs.push(build(id));
       return `url(#${id})`;
     },
-    toSvg: () =>
+    within: (layer, paint) => {
+      const outer = current;
+      current = layer;
+      try {
+        paint();
+      } finally {
+        current = outer;
+      }
+    },
+    has: (layer) => body.some((entry) => entry.layer === layer),
+    toSvg: (omit) =>
       `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
-      `<defs>${defs.join('')}</defs>${body.join('')}</svg>`,
+      `<defs>${defs.join('')}</defs>${body
+        .filter((entry) => !omit?.has(entry.layer))
+        .map((entry) => entry.markup)
+        .join('')}</svg>`,
   };
 };
 

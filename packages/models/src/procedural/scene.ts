@@ -1,5 +1,5 @@
 import { normalizePrompt } from '@promptpix/core';
-import { createCanvas } from './canvas';
+import { createCanvas, type Canvas, type Layer } from './canvas';
 import { hsl, mix, shift } from './color';
 import {
   paintBirds,
@@ -29,7 +29,16 @@ export interface SceneInput {
   readonly seed: number;
   readonly width: number;
   readonly height: number;
+  /** Leave the backdrop out (`background: 'transparent'`): see `backdropToOmit`. */
+  readonly transparent?: boolean;
 }
+
+/**
+ * What a transparent picture leaves out: the sky (gradient, glow, stars, haze, snow and rain) always, and the
+ * ground (terrain, its trees) when something else stands in the picture. A prompt of landscape
+ * only ("snowy mountains") keeps its ground, so the picture is never empty.
+ */
+const backdropToOmit = (canvas: Canvas): ReadonlySet<Layer> => new Set<Layer>(canvas.has('subject') ? ['sky', 'ground'] : ['sky']);
 
 /**
  * The picture for a prompt and seed, as an SVG document of exactly width×height. Every random
@@ -47,11 +56,13 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan 
   const open = plan.terrains.length === 0;
   const horizonY = open ? h : h * lr.range(0.42, 0.7);
 
-  paintSky(canvas, palette, horizonY);
   const sunlit = time !== 'night' && motifs.has('sun');
-  // A dusk sun brings its own glow; full-picture radial gradients cost ~30 ms each at 2048².
-  if (time === 'dusk' && !sunlit) paintHorizonGlow(canvas, rng.fork('glow'), palette, horizonY);
-  if (motifs.has('stars')) paintStars(canvas, rng.fork('stars'), horizonY);
+  canvas.within('sky', () => {
+    paintSky(canvas, palette, horizonY);
+    // A dusk sun brings its own glow; full-picture radial gradients cost ~30 ms each at 2048².
+    if (time === 'dusk' && !sunlit) paintHorizonGlow(canvas, rng.fork('glow'), palette, horizonY);
+    if (motifs.has('stars')) paintStars(canvas, rng.fork('stars'), horizonY);
+  });
   if (sunlit) paintSun(canvas, rng.fork('sun'), palette, time, open ? h * 0.8 : horizonY);
   if (motifs.has('moon') || (time === 'night' && motifs.has('sun'))) paintMoon(canvas, rng.fork('moon'), palette, open ? h * 0.8 : horizonY);
   if (motifs.has('planets')) paintPlanets(canvas, rng.fork('planets'), palette);
@@ -72,26 +83,28 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan 
       { terrain: near, depth: 1, baseY: horizonY + (h - horizonY) * lr.range(0.5, 0.65) },
     ];
     const treeCounts = [lr.int(15, 30), lr.int(12, 24), lr.int(5, 10)];
-    layers.forEach((layer, i) => {
-      const colour = mix(palette.skyHorizon, layer.terrain.ground, 0.45 + 0.55 * layer.depth);
-      const layerRng = rng.fork(`layer ${i}`);
-      const { kind } = layer.terrain;
-      const ridge = paintLayer(canvas, layerRng, {
-        kind,
-        depth: layer.depth,
-        baseY: layer.baseY,
-        colour: shift(colour, { l: -6 * layer.depth }),
-        accent: palette.accent,
-        time,
-        snowCaps,
-      });
-      ridges.push(ridge);
-      if (motifs.has('trees') && (kind === 'hills' || kind === 'mountains' || kind === 'dunes')) {
-        const treeColour = mix(hsl(135, 45, 22), palette.ground, 0.35 + 0.3 * (1 - layer.depth));
-        paintTrees(canvas, layerRng.fork('trees'), ridge, shift(treeColour, { l: time === 'night' ? -12 : 0 }), treeCounts[i]);
-      }
-      if (i === 0) paintHaze(canvas, palette, horizonY - (h - horizonY) * 0.3, horizonY + (h - horizonY) * 0.3, 0.35);
-    });
+    canvas.within('ground', () =>
+      layers.forEach((layer, i) => {
+        const colour = mix(palette.skyHorizon, layer.terrain.ground, 0.45 + 0.55 * layer.depth);
+        const layerRng = rng.fork(`layer ${i}`);
+        const { kind } = layer.terrain;
+        const ridge = paintLayer(canvas, layerRng, {
+          kind,
+          depth: layer.depth,
+          baseY: layer.baseY,
+          colour: shift(colour, { l: -6 * layer.depth }),
+          accent: palette.accent,
+          time,
+          snowCaps,
+        });
+        ridges.push(ridge);
+        if (motifs.has('trees') && (kind === 'hills' || kind === 'mountains' || kind === 'dunes')) {
+          const treeColour = mix(hsl(135, 45, 22), palette.ground, 0.35 + 0.3 * (1 - layer.depth));
+          paintTrees(canvas, layerRng.fork('trees'), ridge, shift(treeColour, { l: time === 'night' ? -12 : 0 }), treeCounts[i]);
+        }
+        if (i === 0) canvas.within('sky', () => paintHaze(canvas, palette, horizonY - (h - horizonY) * 0.3, horizonY + (h - horizonY) * 0.3, 0.35));
+      }),
+    );
   }
   const nearest = ridges[ridges.length - 1];
   if (motifs.has('flowers')) paintFlowers(canvas, rng.fork('flowers'), nearest, palette);
@@ -106,12 +119,15 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan 
     paintCreature(canvas, kind, x, Math.min(ground, h - size * 0.05), size, palette, time);
   });
 
-  if (motifs.has('snow')) paintSnow(canvas, rng.fork('snow'));
-  if (motifs.has('rain')) paintRain(canvas, rng.fork('rain'));
+  // Weather belongs to the backdrop: falling snow over nothing is no picture.
+  canvas.within('sky', () => {
+    if (motifs.has('snow')) paintSnow(canvas, rng.fork('snow'));
+    if (motifs.has('rain')) paintRain(canvas, rng.fork('rain'));
+  });
   if (motifs.has('embers')) paintEmbers(canvas, rng.fork('embers'), palette);
   plan.wordShapes.forEach((shape, i) => {
     if (shape.kind === 'scatter') paintScatter(canvas, rng.fork(`scatter ${i}`), shape, time);
   });
 
-  return { svg: canvas.toSvg(), plan };
+  return { svg: canvas.toSvg(input.transparent ? backdropToOmit(canvas) : undefined), plan };
 };

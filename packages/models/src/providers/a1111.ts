@@ -1,9 +1,13 @@
 /**
  * Stable Diffusion WebUI (AUTOMATIC1111) and Forge, started with `--api`:
- * POST /sdapi/v1/txt2img, and /sdapi/v1/img2img from a reference image.
+ * POST /sdapi/v1/txt2img, /sdapi/v1/img2img from a reference image or for an edit (with a mask:
+ * inpainting), and /sdapi/v1/extra-single-image to upscale. No transparent backgrounds: Stable
+ * Diffusion draws every pixel.
  */
 import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
-import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core';
+import { checkEdit, whiteRepaintsMask } from '../edit-input';
+import { fitUpscaled, upscaledSize } from '../upscale';
+import { TransientModelError, type EditInput, type ModelProgress, type ModelRequest } from '@promptpix/core';
 import { PermanentModelError } from './errors';
 import { apiRoot, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
 import { promptFor } from './prompt';
@@ -26,8 +30,12 @@ export interface A1111ModelConfig {
   checkpoint?: string;
   /** Longest side sent to the server; larger requests are scaled down (the worker resizes after). Default 1024. */
   maxSide?: number;
-  /** img2img: how far the result may move away from the reference, 0..1. Default 0.6. */
+  /** img2img from a character's reference: how far the result may move away from it, 0..1. Default 0.6. (An edit sends its own strength.) */
   denoisingStrength?: number;
+  /** The upscaler of `extra-single-image` (`upscaler_1`), one of the WebUI's `GET /sdapi/v1/upscalers` names. Default `R-ESRGAN 4x+`. */
+  upscaler?: string;
+  /** Inpainting: how many pixels the mask's edge is blurred (`mask_blur`). Default 4. */
+  maskBlur?: number;
   /** Longest one generation may take, retries included. Default 300 000 ms. */
   timeoutMs?: number;
   retry?: RetryOptions;
@@ -85,6 +93,29 @@ const negativePromptOf = (configured: string | undefined, requested: string | un
   return parts.length > 0 ? { negative_prompt: parts.join(', ') } : {};
 };
 
+/** An edit takes one image (more init images would make more pictures), with or without a mask. */
+const EDITS = { mask: true, maxImages: 1 } as const;
+
+/**
+ * img2img's fields for an edit. The WebUI's mask is white where it repaints (our mask's
+ * transparent area); it keeps the unmasked area's pixels (`inpainting_fill: 1`, "original"), over
+ * the whole picture (`inpaint_full_res: false`), so the repaint sees its surroundings.
+ */
+async function editFields(edit: EditInput, strength: number, maskBlur: number): Promise<Record<string, unknown>> {
+  return {
+    init_images: [edit.images[0].toString('base64')],
+    denoising_strength: Math.min(1, Math.max(0, strength)),
+    resize_mode: 0,
+    ...(edit.mask && {
+      mask: (await whiteRepaintsMask('a1111', edit.mask)).toString('base64'),
+      mask_blur: maskBlur,
+      inpainting_fill: 1,
+      inpaint_full_res: false,
+      inpainting_mask_invert: 0,
+    }),
+  };
+}
+
 export function createA1111Model(config: A1111ModelConfig): ReferenceImageModel {
   if (!!config.username !== !!config.password) throw new Error('a1111: set both username and password, or neither');
   const root = apiRoot(config.baseUrl ?? 'http://127.0.0.1:7860');
@@ -141,7 +172,31 @@ export function createA1111Model(config: A1111ModelConfig): ReferenceImageModel 
 
   return {
     name: config.checkpoint ? `a1111:${config.checkpoint}` : 'a1111',
-    generate: (request, signal) => run('txt2img', common(request), signal, request.onProgress),
+    edits: EDITS,
+    generate: async (request, signal) => {
+      if (!request.edit) return run('txt2img', common(request), signal, request.onProgress);
+      checkEdit('a1111', EDITS, request.edit);
+      return run('img2img', { ...common(request), ...(await editFields(request.edit, request.strength, config.maskBlur ?? 4)) }, signal, request.onProgress);
+    },
+    upscale: (request, signal) =>
+      withCall(callOptions, signal, async (call) => {
+        const target = upscaledSize(request.width, request.height, request.factor);
+        const body = await requestJson(call, {
+          url: `${root}/sdapi/v1/extra-single-image`,
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            image: request.image.toString('base64'),
+            resize_mode: 0,
+            upscaling_resize: request.factor,
+            upscaler_1: config.upscaler ?? 'R-ESRGAN 4x+',
+            show_extras_results: true,
+          }),
+        });
+        const image = (body as { image?: unknown } | null)?.image;
+        if (typeof image !== 'string' || !image) throw new TransientModelError('a1111: the extra-single-image response has no image');
+        return fitUpscaled(await toModelImage('a1111', Buffer.from(image.replace(/^data:[^,]*,/, ''), 'base64')), target);
+      }),
     /** img2img from the first reference: the WebUI would make one image per extra init image. */
     generateWithReferences: (request, references, signal) => {
       if (references.length === 0) return Promise.reject(new PermanentModelError('a1111: generateWithReferences needs at least one reference image'));

@@ -13,8 +13,12 @@ export interface WorkflowNode {
 /** Node id → node, as ComfyUI's `POST /prompt` takes it. */
 export type ComfyWorkflow = Record<string, WorkflowNode>;
 
-/** The values a request places into the workflow; `output` names the node whose image is fetched. */
-export const NODE_ROLES = ['prompt', 'negativePrompt', 'seed', 'steps', 'width', 'height', 'image', 'output'] as const;
+/**
+ * The values a request places into the workflow; `output` names the node whose image is fetched.
+ * An edit workflow also takes `mask` (the uploaded mask's name) and `denoise` (the edit's strength);
+ * an upscale workflow takes `image` and `scale` (the factor).
+ */
+export const NODE_ROLES = ['prompt', 'negativePrompt', 'seed', 'steps', 'width', 'height', 'image', 'mask', 'denoise', 'scale', 'output'] as const;
 export type NodeRole = (typeof NODE_ROLES)[number];
 
 /** `{"prompt": "6.text", "seed": "3.seed", "output": "9"}`: node id and input name (`output`: a node id). */
@@ -98,21 +102,32 @@ export function inferPlacements(workflow: ComfyWorkflow): Placements {
     placements.negativePrompt = linkedValue(workflow, sampler.negative, 'text');
     placements.width = linkedValue(workflow, sampler.latent_image, 'width');
     placements.height = linkedValue(workflow, sampler.latent_image, 'height');
+    if ('denoise' in sampler && !isLink(sampler.denoise)) placements.denoise = { node: samplerId, input: 'denoise' };
   }
   const loaders = ids.filter((id) => workflow[id].class_type === 'LoadImage');
   if (loaders.length === 1) placements.image = { node: loaders[0], input: 'image' };
+  const masks = ids.filter((id) => workflow[id].class_type === 'LoadImageMask');
+  if (masks.length === 1) placements.mask = { node: masks[0], input: 'image' };
+  const scaler = ids.find((id) => workflow[id].class_type === 'ImageScaleBy' && !isLink(workflow[id].inputs.scale_by));
+  if (scaler) placements.scale = { node: scaler, input: 'scale_by' };
   const outputs = ids.filter((id) => workflow[id].class_type === 'SaveImage');
   if (outputs.length >= 1) placements.output = { node: outputs[0], input: '' };
   for (const role of NODE_ROLES) if (!placements[role]) delete placements[role];
   return placements;
 }
 
+/** How to name a role's place in the mapping, for an error that says what to fix. */
+const ROLE_HINTS: Partial<Record<NodeRole, string>> = {
+  prompt: 'no KSampler whose positive input comes from a node with a text input; name it in the node mapping, e.g. {"prompt":"6.text"}',
+  image: 'no single LoadImage node; name it in the node mapping, e.g. {"image":"10.image"}',
+};
+
 /**
  * The inferred placements with the operator's mapping on top. Every mapped node and input must
- * exist and hold a value (not a link), and the prompt must have a place: otherwise a
- * WorkflowConfigError that says what to fix, before any job runs.
+ * exist and hold a value (not a link), and the `required` roles (the prompt, for a workflow that
+ * draws) must have a place: otherwise a WorkflowConfigError that says what to fix, before any job runs.
  */
-export function resolvePlacements(workflow: ComfyWorkflow, mapping: NodeMapping = {}): Placements {
+export function resolvePlacements(workflow: ComfyWorkflow, mapping: NodeMapping = {}, required: readonly NodeRole[] = ['prompt']): Placements {
   const placements = inferPlacements(workflow);
   for (const role of NODE_ROLES) {
     const entry = mapping[role];
@@ -135,10 +150,11 @@ export function resolvePlacements(workflow: ComfyWorkflow, mapping: NodeMapping 
     }
     placements[role] = { node, input };
   }
-  if (!placements.prompt) {
-    throw new WorkflowConfigError(
-      'cannot tell where the prompt goes (no KSampler whose positive input comes from a node with a text input); name it in the node mapping, e.g. {"prompt":"6.text"}',
-    );
+  for (const role of required) {
+    if (!placements[role])
+      throw new WorkflowConfigError(
+        `cannot tell where the ${role} goes (${ROLE_HINTS[role] ?? `name it in the node mapping, e.g. {"${role}":"<node id>.<input>"}`})`,
+      );
   }
   return placements;
 }
@@ -151,8 +167,14 @@ export interface WorkflowValues {
   steps?: number;
   width?: number;
   height?: number;
-  /** The uploaded reference's name as ComfyUI's LoadImage takes it (`subfolder/name`). */
+  /** The uploaded image's name as ComfyUI's LoadImage takes it (`subfolder/name`). */
   image?: string;
+  /** The uploaded mask's name (a LoadImageMask reading its alpha: transparent repaints). */
+  mask?: string;
+  /** How far an edit may depart from the image, 0..1 (the sampler's denoise). */
+  denoise?: number;
+  /** An upscale's factor. */
+  scale?: number;
 }
 
 /**
@@ -176,6 +198,9 @@ export function fillWorkflow(workflow: ComfyWorkflow, placements: Placements, va
   set('width', values.width);
   set('height', values.height);
   set('image', values.image);
+  set('mask', values.mask);
+  set('denoise', values.denoise);
+  set('scale', values.scale);
   return filled;
 }
 

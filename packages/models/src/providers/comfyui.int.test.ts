@@ -17,6 +17,10 @@ const WITH_REFERENCE = {
   '3': { ...SAMPLE['3'], inputs: { ...SAMPLE['3'].inputs, latent_image: ['11', 0], denoise: 0.6 } },
 };
 
+/** The edit and upscale workflows the docs show. */
+const EDIT = JSON.parse(readFileSync(join(__dirname, '../../../../docs/backends/comfyui-edit-workflow.json'), 'utf8')) as Record<string, any>;
+const UPSCALE = JSON.parse(readFileSync(join(__dirname, '../../../../docs/backends/comfyui-upscale-workflow.json'), 'utf8')) as Record<string, any>;
+
 const request: ModelRequest = { prompt: 'a lighthouse in a storm', strength: 1, seed: 4242, width: 1536, height: 1024 };
 
 let fake: FakeComfyUIServer;
@@ -27,6 +31,7 @@ afterAll(() => fake.stop());
 beforeEach(() => {
   fake.setBehaviour({});
   fake.requests.length = 0;
+  fake.received.length = 0;
 });
 
 const model = (overrides: Partial<ComfyUIModelConfig> = {}) =>
@@ -255,5 +260,116 @@ describe('comfyui adapter', () => {
   ])('refuses to start with %s', (_name, overrides, message) => {
     expect(() => model(overrides as Partial<ComfyUIModelConfig>)).toThrow(message);
     expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe('comfyui edits and upscaling', () => {
+  const SIZE = 64;
+  const edit: ModelRequest = { prompt: 'an orange boat', strength: 1, seed: 11, width: SIZE, height: SIZE };
+  const input = () =>
+    sharp({ create: { width: SIZE, height: SIZE, channels: 3, background: '#204080' } })
+      .png()
+      .toBuffer();
+  /** Opaque (kept) on the left half, transparent (edited) on the right half. */
+  const mask = () => {
+    const raw = Buffer.alloc(SIZE * SIZE * 4);
+    for (let i = 0; i < SIZE * SIZE; i++) raw[i * 4 + 3] = i % SIZE < SIZE / 2 ? 255 : 0;
+    return sharp(raw, { raw: { width: SIZE, height: SIZE, channels: 4 } })
+      .png()
+      .toBuffer();
+  };
+  const rgb = async (png: Buffer, x: number, y: number) => {
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const at = (y * info.width + x) * info.channels;
+    return { r: data[at], g: data[at + 1], b: data[at + 2] };
+  };
+  const uploadsSent = () => fake.requests.filter((r) => r.path === '/upload/image');
+
+  it('edits and upscales only with the workflows for them; never transparent', () => {
+    const plain = model();
+    expect(plain.edits).toBeUndefined();
+    expect(plain.upscale).toBeUndefined();
+    expect(plain.transparentBackground).toBeUndefined();
+    const full = model({ editWorkflow: EDIT, upscaleWorkflow: UPSCALE });
+    expect(full.edits).toEqual({ mask: true, maxImages: 1 });
+    expect(typeof full.upscale).toBe('function');
+    const { '11': _mask, '12': _noise, ...unmasked } = structuredClone(EDIT);
+    unmasked['3'].inputs.latent_image = ['13', 0];
+    expect(model({ editWorkflow: unmasked }).edits).toEqual({ mask: false, maxImages: 1 });
+  });
+
+  it('refuses an edit without an edit workflow, naming what to configure, without calling the server', async () => {
+    await expect(model().generate({ ...edit, edit: { images: [await input()] } })).rejects.toThrow(
+      new PermanentModelError(
+        'comfyui: this model cannot edit images: set editWorkflow (an API-format img2img or inpainting workflow) in its models-file entry',
+      ),
+    );
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('uploads the image and the mask, places their names and the strength as denoise, and fetches the edit', async () => {
+    const image = await model({ editWorkflow: EDIT }).generate({ ...edit, edit: { images: [await input()], mask: await mask() } });
+    const uploads = uploadsSent();
+    expect(uploads).toHaveLength(2);
+    for (const u of uploads) {
+      expect(u.form!.fields).toMatchObject({ type: ['input'], overwrite: ['true'] });
+      expect(u.form!.files.map((f) => [f.field, f.type])).toEqual([['image', 'image/png']]);
+    }
+    const [sentImage, sentMask] = fake.received;
+    expect([sentImage.image?.width, sentImage.image?.height, sentImage.image?.hasAlpha]).toEqual([SIZE, SIZE, false]);
+    expect([sentMask.image?.width, sentMask.image?.height, sentMask.image?.hasAlpha]).toEqual([SIZE, SIZE, true]);
+    const prompt = posted().prompt;
+    expect(prompt['10'].inputs.image).toBe(sentImage.name);
+    expect(prompt['11'].inputs).toEqual({ image: sentMask.name, channel: 'alpha' });
+    expect(prompt['3'].inputs).toMatchObject({ denoise: 1, seed: 11 });
+    expect(prompt['6'].inputs.text).toBe('an orange boat');
+    // LoadImageMask reads alpha 0 as "repaint": the left half stays, the right half is the prompt's.
+    expect(await rgb(image.data, 5, 5)).toEqual({ r: 0x20, g: 0x40, b: 0x80 });
+    expect(await rgb(image.data, 60, 5)).toEqual(fakeImageColour('an orange boat'));
+  });
+
+  it('edits without a mask on an inpainting workflow with a fully transparent mask, by strength', async () => {
+    await model({ editWorkflow: EDIT }).generate({ ...edit, strength: 0.35, edit: { images: [await input()] } });
+    const sentMask = fake.received[1].image!;
+    expect([sentMask.width, sentMask.height]).toEqual([SIZE, SIZE]);
+    expect(sentMask.rgba.every((v, i) => i % 4 !== 3 || v === 0)).toBe(true);
+    expect(posted().prompt['3'].inputs.denoise).toBe(0.35);
+  });
+
+  it('refuses a mask for an edit workflow that takes none', async () => {
+    const { '11': _mask, '12': _noise, ...unmasked } = structuredClone(EDIT);
+    unmasked['3'].inputs.latent_image = ['13', 0];
+    await expect(model({ editWorkflow: unmasked }).generate({ ...edit, edit: { images: [await input()], mask: await mask() } })).rejects.toThrow(
+      'comfyui: the edit workflow takes no mask: add a LoadImageMask node (channel alpha) or map editNodes.mask',
+    );
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('checks the edit and upscale workflows at start-up, naming which one', () => {
+    const { '10': _image, ...noImage } = structuredClone(EDIT);
+    expect(() => model({ editWorkflow: noImage })).toThrow('comfyui: editWorkflow: cannot tell where the image goes');
+    expect(() => model({ upscaleWorkflow: { '9': { class_type: 'SaveImage', inputs: { images: ['1', 0] } } } })).toThrow(
+      'comfyui: upscaleWorkflow: cannot tell where the image goes',
+    );
+    expect(() => model({ upscaleWorkflow: UPSCALE, upscaleNodes: { scale: '3.factor' } })).toThrow('comfyui: upscaleWorkflow: node mapping "scale"');
+  });
+
+  it("upscales through the workflow: the image uploaded, a fixed-scale model's answer fitted to the factor", async () => {
+    const upscaled = await model({ upscaleWorkflow: UPSCALE }).upscale!({ image: await input(), width: SIZE, height: SIZE, factor: 2, seed: 1 });
+    expect([upscaled.width, upscaled.height]).toEqual([SIZE * 2, SIZE * 2]);
+    expect(await rgb(upscaled.data, 9, 9)).toEqual({ r: 0x20, g: 0x40, b: 0x80 });
+    expect(posted().prompt['1'].inputs.image).toBe(fake.received[0].name);
+    expect(lines().at(-1)).toBe('GET /view');
+  });
+
+  it('places the factor into an ImageScaleBy', async () => {
+    const byScale = {
+      '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+      '2': { class_type: 'ImageScaleBy', inputs: { upscale_method: 'lanczos', scale_by: 1.5, image: ['1', 0] } },
+      '3': { class_type: 'SaveImage', inputs: { filename_prefix: 'up', images: ['2', 0] } },
+    };
+    const upscaled = await model({ upscaleWorkflow: byScale }).upscale!({ image: await input(), width: SIZE, height: SIZE, factor: 4, seed: 1 });
+    expect(posted().prompt['2'].inputs.scale_by).toBe(4);
+    expect([upscaled.width, upscaled.height]).toEqual([SIZE * 4, SIZE * 4]);
   });
 });

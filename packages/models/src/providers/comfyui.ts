@@ -4,12 +4,27 @@
  * or, when the socket cannot be opened or drops, by polling `GET /history/{prompt_id}`; fetches
  * the image with `GET /view`; and frees the server when the call is abandoned (`POST /interrupt`
  * for a running prompt, `POST /queue {delete}` for a queued one).
+ *
+ * Edits and upscales run workflows of their own (`editWorkflow`, `upscaleWorkflow`), their images
+ * uploaded first (`POST /upload/image`). The mask goes up as it is: ComfyUI's LoadImageMask
+ * (channel alpha) and LoadImage's MASK output both read alpha 0 as "repaint". No transparent
+ * backgrounds: what a workflow draws is the operator's.
  */
 import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
 import { createHash, randomUUID } from 'node:crypto';
 import { loadSharp } from '../sharp';
 import WebSocket from 'ws';
-import { TransientModelError, type ModelImage, type ModelProgress, type ModelRequest } from '@promptpix/core';
+import { checkEdit } from '../edit-input';
+import { fitUpscaled, upscaledSize } from '../upscale';
+import {
+  TransientModelError,
+  type EditInput,
+  type EditSupport,
+  type ModelImage,
+  type ModelProgress,
+  type ModelRequest,
+  type UpscaleRequest,
+} from '@promptpix/core';
 import { a1111Size } from './a1111';
 import {
   fillWorkflow,
@@ -20,7 +35,9 @@ import {
   WorkflowConfigError,
   type ComfyWorkflow,
   type NodeMapping,
+  type NodeRole,
   type Placements,
+  type WorkflowValues,
 } from './comfyui-workflow';
 import { PermanentModelError } from './errors';
 import { apiRoot, requestBytes, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
@@ -34,6 +51,14 @@ export interface ComfyUIModelConfig {
   workflow: unknown;
   /** Where values go, on top of what is found from the graph: `{"prompt":"6.text","seed":"3.seed"}`. */
   nodes?: NodeMapping;
+  /** The workflow edits run (img2img or inpainting, API format): without it the model cannot edit. */
+  editWorkflow?: unknown;
+  /** Where an edit's values go (`image`, `mask`, `denoise`, and the prompt's roles), on top of what is found. */
+  editNodes?: NodeMapping;
+  /** The workflow upscales run (API format): without it the worker resamples. */
+  upscaleWorkflow?: unknown;
+  /** Where an upscale's values go (`image`, `scale`, `output`), on top of what is found. */
+  upscaleNodes?: NodeMapping;
   /** Sampling steps written into the mapped steps input; the workflow's own value when unset. */
   steps?: number;
   /** Longest side asked of the server (multiples of 8); the worker resizes after. Default 1024. */
@@ -216,37 +241,63 @@ function openSocket(
 }
 
 /** PNG, JPEG and WebP go up as they are; anything else sharp reads goes up as PNG. */
-async function uploadable(data: Buffer): Promise<{ bytes: Buffer; ext: string; type: string }> {
+async function uploadable(data: Buffer, what: string): Promise<{ bytes: Buffer; ext: string; type: string }> {
   let format: string | undefined;
   try {
     format = (await loadSharp()(data, { failOn: 'error' }).metadata()).format;
   } catch (error) {
-    throw new PermanentModelError(`comfyui: the reference image cannot be read (${(error as Error).message})`, { cause: error });
+    throw new PermanentModelError(`comfyui: the ${what} cannot be read (${(error as Error).message})`, { cause: error });
   }
   if (format === 'png' || format === 'webp') return { bytes: data, ext: format, type: `image/${format}` };
   if (format === 'jpeg') return { bytes: data, ext: 'jpg', type: 'image/jpeg' };
   return { bytes: await loadSharp()(data).png().toBuffer(), ext: 'png', type: 'image/png' };
 }
 
-export function createComfyUIModel(config: ComfyUIModelConfig): ReferenceImageModel & { readonly placements: Placements } {
-  let workflow: ComfyWorkflow;
-  let placements: Placements;
+/** A PNG of the image's size, transparent everywhere (OpenAI's convention: all of it may change). */
+async function clearMaskLike(image: Buffer): Promise<Buffer> {
+  let size: { width?: number; height?: number };
   try {
-    workflow = parseWorkflow(config.workflow);
-    placements = resolvePlacements(workflow, parseNodeMapping(config.nodes ?? {}));
+    size = await loadSharp()(image, { failOn: 'error' }).metadata();
   } catch (error) {
-    if (error instanceof WorkflowConfigError) throw new Error(`comfyui: ${error.message}`);
+    throw new PermanentModelError(`comfyui: the image to edit cannot be read (${(error as Error).message})`, { cause: error });
+  }
+  return loadSharp()({ create: { width: size.width ?? 1, height: size.height ?? 1, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+    .png()
+    .toBuffer();
+}
+
+/** A workflow and where a request's values go in it. */
+interface Graph {
+  workflow: ComfyWorkflow;
+  placements: Placements;
+}
+
+/** Parses one of the configured workflows; a mistake fails at start-up, naming which workflow. */
+function graphOf(which: string, json: unknown, nodes: NodeMapping | undefined, required: readonly NodeRole[]): Graph {
+  try {
+    const workflow = parseWorkflow(json);
+    return { workflow, placements: resolvePlacements(workflow, parseNodeMapping(nodes ?? {}), required) };
+  } catch (error) {
+    if (error instanceof WorkflowConfigError) throw new Error(`comfyui: ${which}${error.message}`);
     throw error;
   }
+}
+
+export function createComfyUIModel(config: ComfyUIModelConfig): ReferenceImageModel & { readonly placements: Placements } {
+  const main = graphOf('', config.workflow, config.nodes, ['prompt']);
+  const { placements } = main;
+  const editGraph = config.editWorkflow === undefined ? undefined : graphOf('editWorkflow: ', config.editWorkflow, config.editNodes, ['prompt', 'image']);
+  const upscaleGraph = config.upscaleWorkflow === undefined ? undefined : graphOf('upscaleWorkflow: ', config.upscaleWorkflow, config.upscaleNodes, ['image']);
+  const edits: EditSupport | undefined = editGraph && { mask: !!editGraph.placements.mask, maxImages: 1 };
   const root = apiRoot(config.baseUrl ?? 'http://127.0.0.1:8188');
   const wsRoot = root.replace(/^http/, 'ws');
   const pollIntervalMs = config.pollIntervalMs ?? 1000;
   const callOptions = { provider: 'comfyui', timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS.comfyui!, retry: config.retry, errorMessage: comfyErrorMessage };
   const json = { 'content-type': 'application/json' };
 
-  /** Content-named, so the same reference is stored once however often it is used. */
-  const upload = async (call: Call, reference: Buffer): Promise<string> => {
-    const file = await uploadable(reference);
+  /** Content-named, so the same image is stored once however often it is used. */
+  const upload = async (call: Call, data: Buffer, what: string): Promise<string> => {
+    const file = await uploadable(data, what);
     const form = new FormData();
     const name = `promptpix-${createHash('sha256').update(file.bytes).digest('hex').slice(0, 24)}.${file.ext}`;
     form.append('image', new Blob([new Uint8Array(file.bytes)], { type: file.type }), name);
@@ -295,77 +346,124 @@ export function createComfyUIModel(config: ComfyUIModelConfig): ReferenceImageMo
     }
   };
 
+  /** Queues `graph` with `values` in place, follows it to its end and fetches its image. */
+  const execute = async (call: Call, graph: Graph, values: WorkflowValues, report: (p: ModelProgress) => void): Promise<ModelImage> => {
+    const prompt = fillWorkflow(graph.workflow, graph.placements, values);
+    const clientId = randomUUID();
+    const socket =
+      config.websocket === false
+        ? null
+        : await openSocket(
+            `${wsRoot}/ws?clientId=${clientId}`,
+            graph.workflow,
+            report,
+            config.websocketOpenMs ?? 5000,
+            config.websocketSilenceMs ?? 60_000,
+            call.signal,
+          );
+    let promptId: string | undefined;
+    let settled = false;
+    try {
+      const queued = (await requestJson(call, {
+        url: `${root}/prompt`,
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ prompt, client_id: clientId }),
+      })) as { prompt_id?: unknown } | null;
+      if (typeof queued?.prompt_id !== 'string' || !queued.prompt_id) throw new TransientModelError('comfyui: the /prompt answer has no prompt_id');
+      const id = queued.prompt_id;
+      promptId = id;
+      let entry: HistoryEntry | undefined;
+      try {
+        if (socket && (await socket.follow(id, call.signal)) === 'done') entry = await history(call, id);
+      } catch (error) {
+        settled = !call.signal.aborted;
+        throw error;
+      }
+      socket?.close();
+      if (!entry) entry = await poll(call, id);
+      settled = true;
+      const failure = historyFailure(id, entry);
+      if (failure) throw failure;
+      const output = pickOutputImage(entry.outputs, graph.placements.output?.node);
+      if (!output) throw new PermanentModelError(`comfyui: prompt ${id} finished without an image output`);
+      report({ fraction: 1, message: 'Downloading the image' });
+      const query = new URLSearchParams({ filename: output.filename, subfolder: output.subfolder, type: output.type });
+      return await toModelImage('comfyui', await requestBytes(call, { url: `${root}/view?${query}` }));
+    } finally {
+      socket?.close();
+      if (!settled) await free(promptId, clientId);
+    }
+  };
+
+  const reporter =
+    (request: Pick<ModelRequest, 'onProgress'>) =>
+    (p: ModelProgress): void => {
+      try {
+        request.onProgress?.(p);
+      } catch {
+        // A progress listener never fails the call.
+      }
+    };
+
+  /** The request's own values: prompt, negative prompt, seed, steps and the size asked of the server. */
+  const requestValues = (request: ModelRequest): WorkflowValues => {
+    const size = a1111Size(request.width, request.height, config.maxSide);
+    return {
+      prompt: promptFor(request),
+      negativePrompt: request.negativePrompt,
+      seed: request.seed,
+      steps: config.steps,
+      width: size.width,
+      height: size.height,
+    };
+  };
+
   const run = (request: ModelRequest, reference: Buffer | undefined, signal: AbortSignal | undefined): Promise<ModelImage> =>
     withCall(callOptions, signal, async (call) => {
-      const report = (p: ModelProgress) => {
-        try {
-          request.onProgress?.(p);
-        } catch {
-          // A progress listener never fails the call.
-        }
-      };
-      const image = reference && placements.image ? await upload(call, reference) : undefined;
-      const size = a1111Size(request.width, request.height, config.maxSide);
-      const prompt = fillWorkflow(workflow, placements, {
-        prompt: promptFor(request),
-        negativePrompt: request.negativePrompt,
-        seed: request.seed,
-        steps: config.steps,
-        width: size.width,
-        height: size.height,
-        image,
-      });
-      const clientId = randomUUID();
-      const socket =
-        config.websocket === false
-          ? null
-          : await openSocket(
-              `${wsRoot}/ws?clientId=${clientId}`,
-              workflow,
-              report,
-              config.websocketOpenMs ?? 5000,
-              config.websocketSilenceMs ?? 60_000,
-              call.signal,
-            );
-      let promptId: string | undefined;
-      let settled = false;
-      try {
-        const queued = (await requestJson(call, {
-          url: `${root}/prompt`,
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify({ prompt, client_id: clientId }),
-        })) as { prompt_id?: unknown } | null;
-        if (typeof queued?.prompt_id !== 'string' || !queued.prompt_id) throw new TransientModelError('comfyui: the /prompt answer has no prompt_id');
-        const id = queued.prompt_id;
-        promptId = id;
-        let entry: HistoryEntry | undefined;
-        try {
-          if (socket && (await socket.follow(id, call.signal)) === 'done') entry = await history(call, id);
-        } catch (error) {
-          settled = !call.signal.aborted;
-          throw error;
-        }
-        socket?.close();
-        if (!entry) entry = await poll(call, id);
-        settled = true;
-        const failure = historyFailure(id, entry);
-        if (failure) throw failure;
-        const output = pickOutputImage(entry.outputs, placements.output?.node);
-        if (!output) throw new PermanentModelError(`comfyui: prompt ${id} finished without an image output`);
-        report({ fraction: 1, message: 'Downloading the image' });
-        const query = new URLSearchParams({ filename: output.filename, subfolder: output.subfolder, type: output.type });
-        return await toModelImage('comfyui', await requestBytes(call, { url: `${root}/view?${query}` }));
-      } finally {
-        socket?.close();
-        if (!settled) await free(promptId, clientId);
-      }
+      const image = reference && placements.image ? await upload(call, reference, 'reference image') : undefined;
+      return execute(call, main, { ...requestValues(request), image }, reporter(request));
+    });
+
+  /** An edit: the image (and mask) uploaded, then the edit workflow with the strength as its denoise. */
+  const runEdit = (request: ModelRequest, edit: EditInput, signal: AbortSignal | undefined): Promise<ModelImage> => {
+    if (!editGraph) {
+      return Promise.reject(
+        new PermanentModelError(
+          'comfyui: this model cannot edit images: set editWorkflow (an API-format img2img or inpainting workflow) in its models-file entry',
+        ),
+      );
+    }
+    if (edit.mask && !editGraph.placements.mask) {
+      return Promise.reject(
+        new PermanentModelError('comfyui: the edit workflow takes no mask: add a LoadImageMask node (channel alpha) or map editNodes.mask'),
+      );
+    }
+    checkEdit('comfyui', edits, edit);
+    return withCall(callOptions, signal, async (call) => {
+      const image = await upload(call, edit.images[0], 'image to edit');
+      // An inpainting workflow edited without a mask may change everything: a fully transparent mask.
+      const maskData = edit.mask ?? (editGraph.placements.mask ? await clearMaskLike(edit.images[0]) : undefined);
+      const mask = maskData ? await upload(call, maskData, 'mask') : undefined;
+      const denoise = Math.min(1, Math.max(0, request.strength));
+      return execute(call, editGraph, { ...requestValues(request), image, mask, denoise }, reporter(request));
+    });
+  };
+
+  const upscale = (request: UpscaleRequest, signal?: AbortSignal): Promise<ModelImage> =>
+    withCall(callOptions, signal, async (call) => {
+      const size = upscaledSize(request.width, request.height, request.factor);
+      const image = await upload(call, request.image, 'image to upscale');
+      const values = { prompt: '', seed: request.seed, image, scale: request.factor };
+      return fitUpscaled(await execute(call, upscaleGraph!, values, () => undefined), size);
     });
 
   return {
     name: 'comfyui',
     placements,
-    generate: (request, signal) => run(request, request.character?.images[0], signal),
+    ...(edits && { edits }),
+    ...(upscaleGraph && { upscale }),
+    generate: (request, signal) => (request.edit ? runEdit(request, request.edit, signal) : run(request, request.character?.images[0], signal)),
     generateWithReferences: (request, references, signal) => {
       if (references.length === 0) return Promise.reject(new PermanentModelError('comfyui: generateWithReferences needs at least one reference image'));
       return run(request, references[0], signal);

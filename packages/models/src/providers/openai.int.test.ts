@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { TransientModelError, type ModelRequest } from '@promptpix/core';
-import { fakeImageColour, startFakeOpenAI, times, type FakeOpenAIBehaviour, type FakeProviderServer } from '@promptpix/testing/fake-providers';
+import { fakeImageColour, startFakeOpenAI, times, type FakeOpenAIServer } from '@promptpix/testing/fake-providers';
 import { PermanentModelError } from './errors';
 import { createOpenAIModel, nearestSize, type OpenAIModelConfig } from './openai';
 
@@ -8,7 +8,7 @@ const API_KEY = 'sk-test-0123456789abcdef';
 const fastRetry = { attempts: 3, baseDelayMs: 10, maxDelayMs: 40 };
 const request: ModelRequest = { prompt: 'a red fox in the snow', strength: 0.5, seed: 42, width: 1024, height: 1024 };
 
-let fake: FakeProviderServer<FakeOpenAIBehaviour>;
+let fake: FakeOpenAIServer;
 beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: API_KEY });
 });
@@ -201,5 +201,117 @@ describe('openai adapter', () => {
   it('refuses an unreadable reference image without calling the server', async () => {
     await expect(model().generateWithReferences(request, [Buffer.from('not an image')])).rejects.toBeInstanceOf(PermanentModelError);
     expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe('openai edits and transparency', () => {
+  const SIZE = 64;
+  const edit: ModelRequest = { prompt: 'a blue window', strength: 0.6, seed: 3, width: SIZE, height: SIZE };
+  let any: FakeOpenAIServer;
+  beforeAll(async () => {
+    any = await startFakeOpenAI({ apiKey: API_KEY, sizes: 'any' });
+  });
+  afterAll(() => any.stop());
+  beforeEach(() => {
+    any.requests.length = 0;
+    any.edits.length = 0;
+  });
+  const editing = (overrides: Partial<OpenAIModelConfig> = {}) =>
+    createOpenAIModel({ baseUrl: any.url, apiKey: API_KEY, model: 'gpt-image-1', arbitrarySizes: true, timeoutMs: 5000, retry: fastRetry, ...overrides });
+  const input = (colour = '#204080') =>
+    sharp({ create: { width: SIZE, height: SIZE, channels: 3, background: colour } })
+      .png()
+      .toBuffer();
+  /** Opaque (kept) on the left half, transparent (edited) on the right half. */
+  const mask = () => {
+    const raw = Buffer.alloc(SIZE * SIZE * 4);
+    for (let i = 0; i < SIZE * SIZE; i++) raw[i * 4 + 3] = i % SIZE < SIZE / 2 ? 255 : 0;
+    return sharp(raw, { raw: { width: SIZE, height: SIZE, channels: 4 } })
+      .png()
+      .toBuffer();
+  };
+  const rgba = async (png: Buffer, x: number, y: number) => {
+    const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    return [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 4)];
+  };
+
+  it.each([
+    ['gpt-image-1', undefined, { mask: true, maxImages: 16 }, true],
+    ['dall-e-2', undefined, { mask: true, maxImages: 1 }, undefined],
+    ['dall-e-3', undefined, undefined, undefined],
+    ['local-sdxl', undefined, { mask: true, maxImages: 1 }, undefined],
+    ['gpt-image-1', 0, undefined, true],
+    ['local-sdxl', 4, { mask: true, maxImages: 4 }, undefined],
+  ])('%s with editImages %j edits %j, transparency %j, and has no upscaler', (name, editImages, edits, transparent) => {
+    const m = editing({ model: name, editImages });
+    expect(m.edits).toEqual(edits);
+    expect(m.transparentBackground).toBe(transparent);
+    expect(m.upscale).toBeUndefined();
+  });
+
+  it('posts an edit with a mask to /v1/images/edits as multipart: image, mask and the fields', async () => {
+    const image = await editing({ quality: 'low' }).generate({ ...edit, edit: { images: [await input()], mask: await mask() } });
+    expect([image.width, image.height]).toEqual([SIZE, SIZE]);
+    const [req] = any.requests;
+    expect(`${req.method} ${req.path}`).toBe('POST /v1/images/edits');
+    expect(req.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(req.form?.fields).toEqual({ model: ['gpt-image-1'], prompt: ['a blue window'], size: ['64x64'], n: ['1'], quality: ['low'] });
+    expect(req.form?.files.map((f) => [f.field, f.filename, f.type])).toEqual([
+      ['image', 'image-1.png', 'image/png'],
+      ['mask', 'mask.png', 'image/png'],
+    ]);
+    const [got] = any.edits;
+    expect(got.imageField).toBe('image');
+    expect(got.images.map((i) => [i.width, i.height])).toEqual([[SIZE, SIZE]]);
+    expect([got.mask?.width, got.mask?.height, got.mask?.hasAlpha]).toEqual([SIZE, SIZE, true]);
+    // The fake paints where the mask is transparent: the mask went over as sent.
+    const { r, g, b } = fakeImageColour('a blue window');
+    expect(await rgba(image.data, 5, 5)).toEqual([0x20, 0x40, 0x80, 255]);
+    expect(await rgba(image.data, 60, 5)).toEqual([r, g, b, 255]);
+  });
+
+  it('sends several images as image[] (the first is edited, the rest are references), without a mask', async () => {
+    await editing().generate({ ...edit, edit: { images: [await input(), await input('#ffffff'), await input('#000000')] } });
+    const [req] = any.requests;
+    expect(req.form?.files.map((f) => f.field)).toEqual(['image[]', 'image[]', 'image[]']);
+    expect(any.edits[0].images).toHaveLength(3);
+    expect(any.edits[0].mask).toBeUndefined();
+  });
+
+  it('asks a GPT image model for a transparent background (PNG), for generations and edits', async () => {
+    const image = await editing().generate({ ...edit, background: 'transparent' });
+    expect(any.requests[0].json).toMatchObject({ background: 'transparent', output_format: 'png' });
+    expect((await rgba(image.data, 1, 1))[3]).toBe(0);
+    expect((await rgba(image.data, 32, 32))[3]).toBe(255);
+    await editing().generate({ ...edit, background: 'opaque', edit: { images: [await input()] } });
+    expect(any.requests[1].form?.fields.background).toEqual(['opaque']);
+    expect(any.requests[1].form?.fields).not.toHaveProperty('output_format');
+  });
+
+  it('sends no background to models that do not take one', async () => {
+    await editing({ model: 'dall-e-3', arbitrarySizes: true }).generate({ ...edit, background: 'transparent' });
+    expect(any.requests[0].json).not.toHaveProperty('background');
+    expect(any.requests[0].json).not.toHaveProperty('output_format');
+  });
+
+  it('refuses edits the model cannot make without calling the server', async () => {
+    const image = await input();
+    await expect(editing({ model: 'dall-e-3' }).generate({ ...edit, edit: { images: [image] } })).rejects.toThrow(
+      new PermanentModelError('openai: this model cannot edit images'),
+    );
+    await expect(editing({ model: 'dall-e-2' }).generate({ ...edit, edit: { images: [image, image] } })).rejects.toThrow(
+      'openai: this model takes at most 1 image per edit, got 2',
+    );
+    await expect(editing().generate({ ...edit, edit: { images: [image], mask: Buffer.from('x') } })).rejects.toThrow(/openai: mask cannot be read/);
+    expect(any.requests).toHaveLength(0);
+  });
+
+  it("reports the server's refusal of a mask that does not fit the image as permanent", async () => {
+    const small = await sharp({ create: { width: 32, height: 32, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .png()
+      .toBuffer();
+    await expect(editing().generate({ ...edit, edit: { images: [await input()], mask: small } })).rejects.toThrow(
+      new PermanentModelError('openai: HTTP 400: Invalid mask image: the mask and the image must have the same dimensions.'),
+    );
   });
 });

@@ -1,10 +1,13 @@
 /**
  * OpenAI Images API and OpenAI-compatible servers (LocalAI, vLLM-style gateways …):
- * POST /v1/images/generations (JSON) and, with reference images, POST /v1/images/edits (multipart).
+ * POST /v1/images/generations (JSON) and, for an edit or with reference images, POST
+ * /v1/images/edits (multipart: `image` or `image[]`, `mask`). GPT image models draw transparent
+ * backgrounds (`background`). No upscaler.
  */
 import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
+import { checkEdit } from '../edit-input';
 import { loadSharp } from '../sharp';
-import { TransientModelError, type ModelImage, type ModelRequest } from '@promptpix/core';
+import { TransientModelError, type EditSupport, type ModelImage, type ModelRequest } from '@promptpix/core';
 import { PermanentModelError } from './errors';
 import { apiRoot, downloadHeaders, requestBytes, requestJson, toModelImage, withCall, type Call, type RetryOptions } from './http';
 import { promptFor } from './prompt';
@@ -30,9 +33,20 @@ export interface OpenAIModelConfig {
    * always answer base64 and do not take the field.
    */
   responseFormat?: boolean;
+  /**
+   * The most images one edit may send; 0: the model cannot edit. Default: 16 for `gpt-image-*`, 0
+   * for `dall-e-3` (the edits endpoint does not take it), 1 otherwise (`dall-e-2`, compatible servers).
+   */
+  editImages?: number;
   /** Longest one generation may take, retries included. Default 120 000 ms. */
   timeoutMs?: number;
   retry?: RetryOptions;
+}
+
+/** What the edits endpoint takes for a model: up to 16 images for the GPT image models, one for dall-e-2, none for dall-e-3. */
+export function openAIEditSupport(config: Pick<OpenAIModelConfig, 'model' | 'editImages'>): EditSupport | undefined {
+  const images = config.editImages ?? (config.model.startsWith('gpt-image') ? 16 : config.model === 'dall-e-3' ? 0 : 1);
+  return images > 0 ? { mask: true, maxImages: images } : undefined;
 }
 
 /**
@@ -73,7 +87,9 @@ export function createOpenAIModel(config: OpenAIModelConfig): ReferenceImageMode
   if (!config.arbitrarySizes) nearestSize(1, 1, config.sizes ?? DEFAULT_OPENAI_SIZES);
   const root = apiRoot(config.baseUrl ?? 'https://api.openai.com');
   const auth: Record<string, string> = config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {};
-  const sendResponseFormat = config.responseFormat ?? !config.model.startsWith('gpt-image');
+  const gptImage = config.model.startsWith('gpt-image');
+  const sendResponseFormat = config.responseFormat ?? !gptImage;
+  const edits = openAIEditSupport(config);
   const callOptions = { provider: 'openai', timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS.openai!, retry: config.retry, errorMessage: openAIErrorMessage };
   const sizeFor = (request: ModelRequest) =>
     config.arbitrarySizes ? `${request.width}x${request.height}` : nearestSize(request.width, request.height, config.sizes ?? DEFAULT_OPENAI_SIZES);
@@ -85,7 +101,26 @@ export function createOpenAIModel(config: OpenAIModelConfig): ReferenceImageMode
     n: 1,
     ...(sendResponseFormat ? { response_format: 'b64_json' } : {}),
     ...(config.quality ? { quality: config.quality } : {}),
+    // Only the GPT image models take a background; a transparent one needs PNG or WebP output.
+    ...(gptImage && request.background ? { background: request.background } : {}),
+    ...(gptImage && request.background === 'transparent' ? { output_format: 'png' } : {}),
   });
+
+  /** POST /v1/images/edits: the fields, then the images (`image` for one, `image[]` for more) and the mask. */
+  const postEdit = async (call: Call, request: ModelRequest, images: Buffer[], mask: Buffer | undefined, label: string) => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields(request))) form.append(name, String(value));
+    const field = images.length === 1 ? 'image' : 'image[]';
+    for (const [i, data] of images.entries()) {
+      const file = await asUploadable(data, `${label} ${i + 1}`);
+      form.append(field, new Blob([file.data], { type: file.type }), `${label}-${i + 1}.${file.ext}`);
+    }
+    if (mask) {
+      const file = await asPng(mask, 'mask');
+      form.append('mask', new Blob([file], { type: 'image/png' }), 'mask.png');
+    }
+    return imageFrom(call, await requestJson(call, { url: `${root}/v1/images/edits`, method: 'POST', headers: auth, body: form }));
+  };
 
   /** `{ created, data: [{ b64_json } | { url }] }` → the image. */
   const imageFrom = async (call: Call, body: unknown): Promise<ModelImage> => {
@@ -100,9 +135,16 @@ export function createOpenAIModel(config: OpenAIModelConfig): ReferenceImageMode
 
   return {
     name: `openai:${config.model}`,
+    ...(edits && { edits }),
+    ...(gptImage && { transparentBackground: true }),
 
     generate: (request, signal) =>
       withCall(callOptions, signal, async (call) => {
+        const { edit } = request;
+        if (edit) {
+          checkEdit('openai', edits, edit);
+          return postEdit(call, request, edit.images, edit.mask, 'image');
+        }
         const body = await requestJson(call, {
           url: `${root}/v1/images/generations`,
           method: 'POST',
@@ -115,28 +157,30 @@ export function createOpenAIModel(config: OpenAIModelConfig): ReferenceImageMode
     generateWithReferences: (request, references, signal) =>
       withCall(callOptions, signal, async (call) => {
         if (references.length === 0) throw new PermanentModelError('openai: generateWithReferences needs at least one reference image');
-        const form = new FormData();
-        for (const [name, value] of Object.entries(fields(request))) form.append(name, String(value));
-        for (const [i, reference] of references.entries()) {
-          const file = await asUploadable(reference, i);
-          form.append('image[]', new Blob([file.data], { type: file.type }), `reference-${i + 1}.${file.ext}`);
-        }
-        const body = await requestJson(call, { url: `${root}/v1/images/edits`, method: 'POST', headers: auth, body: form });
-        return imageFrom(call, body);
+        return postEdit(call, { ...request, edit: undefined }, references, undefined, 'reference');
       }),
   };
 }
 
 /** The Images API takes PNG, JPEG or WebP uploads; anything else sharp reads is sent as PNG. */
-async function asUploadable(data: Buffer, index: number): Promise<{ data: Uint8Array<ArrayBuffer>; type: string; ext: string }> {
-  let format: string | undefined;
+async function asUploadable(data: Buffer, what: string): Promise<{ data: Uint8Array<ArrayBuffer>; type: string; ext: string }> {
+  const format = await formatOf(data, what);
+  if (format === 'png' || format === 'webp') return { data: new Uint8Array(data), type: `image/${format}`, ext: format };
+  if (format === 'jpeg') return { data: new Uint8Array(data), type: 'image/jpeg', ext: 'jpg' };
+  return { data: new Uint8Array(await loadSharp()(data).png().toBuffer()), type: 'image/png', ext: 'png' };
+}
+
+/** The mask must be a PNG with an alpha channel (its transparent pixels are what changes). */
+async function asPng(data: Buffer, what: string): Promise<Uint8Array<ArrayBuffer>> {
+  const format = await formatOf(data, what);
+  const hasAlpha = (await loadSharp()(data).metadata()).hasAlpha;
+  return new Uint8Array(format === 'png' && hasAlpha ? data : await loadSharp()(data).ensureAlpha().png().toBuffer());
+}
+
+async function formatOf(data: Buffer, what: string): Promise<string | undefined> {
   try {
-    format = (await loadSharp()(data, { failOn: 'error' }).metadata()).format;
+    return (await loadSharp()(data, { failOn: 'error' }).metadata()).format;
   } catch (error) {
-    throw new PermanentModelError(`openai: reference image ${index + 1} cannot be read (${(error as Error).message})`, { cause: error });
+    throw new PermanentModelError(`openai: ${what} cannot be read (${(error as Error).message})`, { cause: error });
   }
-  const copy = (b: Buffer) => new Uint8Array(b);
-  if (format === 'png' || format === 'webp') return { data: copy(data), type: `image/${format}`, ext: format };
-  if (format === 'jpeg') return { data: copy(data), type: 'image/jpeg', ext: 'jpg' };
-  return { data: copy(await loadSharp()(data).png().toBuffer()), type: 'image/png', ext: 'png' };
 }

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core';
-import { fakeImageColour, startFakeReplicate, times, type FakeProviderServer, type FakeReplicateBehaviour } from '@promptpix/testing/fake-providers';
+import { fakeImageColour, startFakeReplicate, times, type FakeReplicateServer } from '@promptpix/testing/fake-providers';
 import { PermanentModelError } from './errors';
 import { createReplicateModel, nearestAspectRatio, type ReplicateModelConfig } from './replicate';
 
@@ -8,7 +8,7 @@ const TOKEN = 'r8_test_token_0123456789';
 const VERSION = '5599ed30703defd1d160a25a63321b4dec97101d98b4674bcc56e41f62f35637';
 const request: ModelRequest = { prompt: 'a castle on a hill', strength: 0.5, seed: 7, width: 768, height: 512 };
 
-let fake: FakeProviderServer<FakeReplicateBehaviour>;
+let fake: FakeReplicateServer;
 beforeAll(async () => {
   fake = await startFakeReplicate({ token: TOKEN });
 });
@@ -16,6 +16,7 @@ afterAll(() => fake.stop());
 beforeEach(() => {
   fake.setBehaviour({});
   fake.requests.length = 0;
+  fake.received.length = 0;
 });
 
 const model = (overrides: Partial<ReplicateModelConfig> = {}) =>
@@ -184,5 +185,104 @@ describe('replicate adapter', () => {
       { fraction: 1, message: 'step 4/4' },
       { fraction: 1, message: 'step 4/4' },
     ]);
+  });
+});
+
+describe('replicate edits and upscaling', () => {
+  const SIZE = 64;
+  const UPSCALER = 'nightmareai/real-esrgan:f121d640bd286e1fdc67f9799164c1d5be36ff74576ee11c803ae5b665dd46aa';
+  const edit: ModelRequest = { prompt: 'a green gate', strength: 0.65, seed: 9, width: SIZE, height: SIZE };
+  const editing = (overrides: Partial<ReplicateModelConfig> = {}) =>
+    model({ editInputs: { image: 'image', mask: 'mask', strength: 'prompt_strength' }, preferWaitSeconds: 5, ...overrides });
+  const input = () =>
+    sharp({ create: { width: SIZE, height: SIZE, channels: 3, background: '#204080' } })
+      .png()
+      .toBuffer();
+  /** Opaque (kept) on the left half, transparent (edited) on the right half. */
+  const mask = () => {
+    const raw = Buffer.alloc(SIZE * SIZE * 4);
+    for (let i = 0; i < SIZE * SIZE; i++) raw[i * 4 + 3] = i % SIZE < SIZE / 2 ? 255 : 0;
+    return sharp(raw, { raw: { width: SIZE, height: SIZE, channels: 4 } })
+      .png()
+      .toBuffer();
+  };
+  const rgb = async (png: Buffer, x: number, y: number) => {
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const at = (y * info.width + x) * info.channels;
+    return { r: data[at], g: data[at + 1], b: data[at + 2] };
+  };
+
+  it('edits only with mapped inputs, with a mask only when one is mapped; upscales only with an upscaler; no transparency', () => {
+    expect(model().edits).toBeUndefined();
+    expect(model().upscale).toBeUndefined();
+    expect(model({ editInputs: { image: 'input_image' } }).edits).toEqual({ mask: false, maxImages: 1 });
+    const full = editing({ upscaler: { version: UPSCALER } });
+    expect(full.edits).toEqual({ mask: true, maxImages: 1 });
+    expect(typeof full.upscale).toBe('function');
+    expect(full.transparentBackground).toBeUndefined();
+  });
+
+  it('sends the image, the mask (white repaints) as data: URLs and the strength in the mapped fields', async () => {
+    const image = await editing().generate({ ...edit, edit: { images: [await input()], mask: await mask() } });
+    const [got] = fake.received;
+    expect(got.model).toBe(VERSION);
+    expect(got.input).toMatchObject({ prompt: 'a green gate', seed: 9, prompt_strength: 0.65, width: SIZE, height: SIZE });
+    expect(got.input.image).toMatch(/^data:image\/png;base64,/);
+    expect(got.input.mask).toMatch(/^data:image\/png;base64,/);
+    expect([got.files.image.width, got.files.image.height]).toEqual([SIZE, SIZE]);
+    const grey = (x: number) => got.files.mask.rgba[(3 * SIZE + x) * 4];
+    expect([grey(0), grey(31), grey(32), grey(63)]).toEqual([0, 0, 255, 255]);
+    expect(await rgb(image.data, 5, 5)).toEqual({ r: 0x20, g: 0x40, b: 0x80 });
+    expect(await rgb(image.data, 60, 5)).toEqual(fakeImageColour('a green gate'));
+  });
+
+  it('sends the mask as given for a model that reads alpha, and no mask field for an edit without one', async () => {
+    const sent = await mask();
+    await editing({ maskFormat: 'alpha' }).generate({ ...edit, edit: { images: [await input()], mask: sent } });
+    expect(fake.received[0].input.mask).toBe(`data:image/png;base64,${sent.toString('base64')}`);
+    await editing().generate({ ...edit, edit: { images: [await input()] } });
+    expect(Object.keys(fake.received[1].files)).toEqual(['image']);
+    expect(fake.received[1].input).not.toHaveProperty('mask');
+  });
+
+  it('refuses an edit the mapping cannot carry, without creating a prediction', async () => {
+    const image = await input();
+    await expect(model().generate({ ...edit, edit: { images: [image] } })).rejects.toThrow(new PermanentModelError('replicate: this model cannot edit images'));
+    await expect(model({ editInputs: { image: 'image' } }).generate({ ...edit, edit: { images: [image], mask: await mask() } })).rejects.toThrow(
+      'replicate: this model cannot edit with a mask',
+    );
+    await expect(editing().generate({ ...edit, edit: { images: [image, image] } })).rejects.toThrow('at most 1 image per edit, got 2');
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it.each([2, 4] as const)('upscales %i× through the upscaler model: image as a data: URL, scale, extra input', async (factor) => {
+    const upscaled = await editing({ upscaler: { version: UPSCALER, input: { face_enhance: false } } }).upscale!({
+      image: await input(),
+      width: SIZE,
+      height: SIZE,
+      factor,
+      seed: 1,
+    });
+    expect([upscaled.width, upscaled.height]).toEqual([SIZE * factor, SIZE * factor]);
+    expect(await rgb(upscaled.data, 7, 7)).toEqual({ r: 0x20, g: 0x40, b: 0x80 });
+    const [got] = fake.received;
+    expect(got.model).toBe(UPSCALER.split(':')[1]);
+    expect(got.input).toEqual({ face_enhance: false, image: expect.stringMatching(/^data:image\/png;base64,/), scale: factor });
+    expect([got.files.image.width, got.files.image.height]).toEqual([SIZE, SIZE]);
+  });
+
+  it("names the upscaler's fields as configured, and fits an answer of another size", async () => {
+    const upscaled = await model({ upscaler: { version: 'acme/upscaler', inputs: { scale: 'factor' } } }).upscale!({
+      image: await input(),
+      width: SIZE,
+      height: SIZE,
+      factor: 2,
+      seed: 1,
+    });
+    const [req] = fake.requests;
+    expect(req.path).toBe('/v1/models/acme/upscaler/predictions');
+    expect(Object.keys(fake.received[0].input).sort()).toEqual(['factor', 'image']);
+    // The fake reads `scale`, not `factor`: it answers 1024², which the adapter fits to 128².
+    expect([upscaled.width, upscaled.height]).toEqual([SIZE * 2, SIZE * 2]);
   });
 });

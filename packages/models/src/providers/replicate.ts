@@ -1,10 +1,15 @@
 /**
  * Replicate predictions: POST /v1/predictions (or /v1/models/{owner}/{name}/predictions for a
  * model's latest version), then GET the prediction's `urls.get` until it settles, then download
- * the first output URL.
+ * the first output URL. An edit sends its image (and mask) as data: URLs in the input fields the
+ * operator names (`editInputs`); upscaling runs another model (`upscaler`). No transparent
+ * backgrounds: the models' inputs for it differ too much to map.
  */
 import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
-import { TransientModelError, type ModelProgress, type ModelRequest } from '@promptpix/core';
+import { checkEdit, whiteRepaintsMask } from '../edit-input';
+import { loadSharp } from '../sharp';
+import { fitUpscaled, upscaledSize } from '../upscale';
+import { TransientModelError, type EditInput, type EditSupport, type ModelProgress, type ModelRequest, type UpscaleRequest } from '@promptpix/core';
 import { PermanentModelError } from './errors';
 import { apiRoot, downloadHeaders, requestBytes, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
 import { promptFor } from './prompt';
@@ -29,6 +34,16 @@ export interface ReplicateModelConfig {
   sizeInput?: 'dimensions' | 'aspect_ratio';
   /** Ask Replicate to hold the create request up to this many seconds (1..60): `Prefer: wait=n`. */
   preferWaitSeconds?: number;
+  /**
+   * The model's input fields an edit fills: `image` (the image edited; without it the model cannot
+   * edit), `mask` (without it, no masked edits), `strength` (how far the result may depart, 0..1:
+   * `prompt_strength`, `strength`, …). E.g. `{ image: "image", mask: "mask", strength: "prompt_strength" }`.
+   */
+  editInputs?: { image: string; mask?: string; strength?: string };
+  /** How the model reads its mask: `white` (white repaints, black keeps: most inpainting models; default) or `alpha` (sent as given: transparent repaints). */
+  maskFormat?: 'white' | 'alpha';
+  /** A model that upscales (e.g. `nightmareai/real-esrgan:<version>`): what to run, its image and scale fields (default `image`, `scale`) and extra input. */
+  upscaler?: { version: string; inputs?: { image?: string; scale?: string }; input?: Record<string, unknown> };
   /** Pause between polls. Default 1000 ms. */
   pollIntervalMs?: number;
   /** Longest one generation may take, queueing, polling and download included. Default 180 000 ms. */
@@ -93,6 +108,24 @@ export function replicateLogProgress(logs: unknown): ModelProgress | null {
 
 const isSettled = (status: string) => status === 'succeeded' || status === 'failed' || status === 'canceled';
 
+/** Where predictions of `version` are created: a version id, `owner/name:versionId`, or `owner/name` (its latest version). */
+function predictionTarget(root: string, version: string): { createUrl: string; versionId?: string } {
+  const [modelName, versionId] = version.includes(':') ? version.split(':', 2) : version.includes('/') ? [version, undefined] : [undefined, version];
+  return versionId ? { createUrl: `${root}/v1/predictions`, versionId } : { createUrl: `${root}/v1/models/${modelName}/predictions` };
+}
+
+/** An image as a data: URL, the way Replicate takes a file input inline: PNG, JPEG and WebP as they are, anything else as PNG. */
+async function dataUrl(data: Buffer, what: string): Promise<string> {
+  let format: string | undefined;
+  try {
+    format = (await loadSharp()(data, { failOn: 'error' }).metadata()).format;
+  } catch (error) {
+    throw new PermanentModelError(`replicate: the ${what} cannot be read (${(error as Error).message.split('\n')[0]})`, { cause: error });
+  }
+  if (format === 'png' || format === 'jpeg' || format === 'webp') return `data:image/${format};base64,${data.toString('base64')}`;
+  return `data:image/png;base64,${(await loadSharp()(data).png().toBuffer()).toString('base64')}`;
+}
+
 export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
   const root = apiRoot(config.baseUrl ?? 'https://api.replicate.com');
   const auth = { authorization: `Bearer ${config.apiToken}` };
@@ -106,8 +139,10 @@ export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
 
   const target = config.version.trim();
   if (!target || !config.apiToken) throw new Error('replicate: an API token and a model version are required');
-  const [modelName, versionId] = target.includes(':') ? target.split(':', 2) : target.includes('/') ? [target, undefined] : [undefined, target];
-  const createUrl = versionId ? `${root}/v1/predictions` : `${root}/v1/models/${modelName}/predictions`;
+  if (config.upscaler && !config.upscaler.version.trim()) throw new Error('replicate: the upscaler needs a model version');
+  const model = predictionTarget(root, target);
+  const upscaler = config.upscaler && predictionTarget(root, config.upscaler.version.trim());
+  const edits: EditSupport | undefined = config.editInputs ? { mask: !!config.editInputs.mask, maxImages: 1 } : undefined;
 
   const inputFor = (request: ModelRequest) => ({
     ...config.input,
@@ -149,30 +184,66 @@ export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
     }
   };
 
+  /** The edit's fields of the model's input: the image and mask as data: URLs, the strength. */
+  const editInput = async (edit: EditInput, strength: number): Promise<Record<string, unknown>> => {
+    const names = config.editInputs!;
+    const mask = edit.mask && names.mask ? (config.maskFormat === 'alpha' ? edit.mask : await whiteRepaintsMask('replicate', edit.mask)) : undefined;
+    return {
+      [names.image]: await dataUrl(edit.images[0], 'image to edit'),
+      ...(mask && names.mask && { [names.mask]: await dataUrl(mask, 'mask') }),
+      ...(names.strength && { [names.strength]: Math.min(1, Math.max(0, strength)) }),
+    };
+  };
+
+  /** Runs one prediction to its end and downloads its first output. */
+  const predict = async (
+    call: Call,
+    where: { createUrl: string; versionId?: string },
+    input: Record<string, unknown>,
+    onProgress?: (p: ModelProgress) => void,
+  ) => {
+    const wait: Record<string, string> = config.preferWaitSeconds ? { prefer: `wait=${Math.min(60, Math.max(1, Math.round(config.preferWaitSeconds)))}` } : {};
+    const created = parse(
+      await requestJson(call, {
+        url: where.createUrl,
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', ...wait },
+        body: JSON.stringify({ ...(where.versionId ? { version: where.versionId } : {}), input }),
+      }),
+    );
+    const done = await settle(call, created, onProgress);
+    if (done.status === 'failed') {
+      const reason = typeof done.error === 'string' && done.error ? done.error : JSON.stringify(done.error ?? 'no error message');
+      throw new PermanentModelError(`replicate: prediction ${done.id} failed: ${reason}`);
+    }
+    if (done.status === 'canceled') throw new PermanentModelError(`replicate: prediction ${done.id} was canceled`);
+    const output = Array.isArray(done.output) ? done.output[0] : done.output;
+    if (typeof output !== 'string' || !output) throw new TransientModelError(`replicate: prediction ${done.id} succeeded without an output URL`);
+    return toModelImage('replicate', await requestBytes(call, { url: output, headers: downloadHeaders(output, root, auth) }));
+  };
+
   return {
     name: `replicate:${target}`,
+    ...(edits && { edits }),
     generate: (request, signal) =>
       withCall(callOptions, signal, async (call) => {
-        const wait: Record<string, string> = config.preferWaitSeconds
-          ? { prefer: `wait=${Math.min(60, Math.max(1, Math.round(config.preferWaitSeconds)))}` }
-          : {};
-        const created = parse(
-          await requestJson(call, {
-            url: createUrl,
-            method: 'POST',
-            headers: { ...auth, 'content-type': 'application/json', ...wait },
-            body: JSON.stringify({ ...(versionId ? { version: versionId } : {}), input: inputFor(request) }),
-          }),
-        );
-        const done = await settle(call, created, request.onProgress);
-        if (done.status === 'failed') {
-          const reason = typeof done.error === 'string' && done.error ? done.error : JSON.stringify(done.error ?? 'no error message');
-          throw new PermanentModelError(`replicate: prediction ${done.id} failed: ${reason}`);
-        }
-        if (done.status === 'canceled') throw new PermanentModelError(`replicate: prediction ${done.id} was canceled`);
-        const output = Array.isArray(done.output) ? done.output[0] : done.output;
-        if (typeof output !== 'string' || !output) throw new TransientModelError(`replicate: prediction ${done.id} succeeded without an output URL`);
-        return toModelImage('replicate', await requestBytes(call, { url: output, headers: downloadHeaders(output, root, auth) }));
+        const { edit } = request;
+        if (edit) checkEdit('replicate', edits, edit);
+        const input = { ...inputFor(request), ...(edit ? await editInput(edit, request.strength) : {}) };
+        return predict(call, model, input, request.onProgress);
       }),
+    ...(upscaler && {
+      upscale: (request: UpscaleRequest, signal?: AbortSignal) =>
+        withCall(callOptions, signal, async (call) => {
+          const size = upscaledSize(request.width, request.height, request.factor);
+          const names = config.upscaler?.inputs ?? {};
+          const input = {
+            ...config.upscaler?.input,
+            [names.image ?? 'image']: await dataUrl(request.image, 'image to upscale'),
+            [names.scale ?? 'scale']: request.factor,
+          };
+          return fitUpscaled(await predict(call, upscaler, input), size);
+        }),
+    }),
   };
 }

@@ -83,11 +83,74 @@ describe('parseModelsFile', () => {
       {},
       'models.a.workflowFile: cannot read /nonexistent/workflow.json (ENOENT)',
     ],
+    [
+      'a replicate edit input that is no field name',
+      { default: 'a', models: { a: { backend: 'replicate', apiToken: 't', version: 'v', editInputs: { image: 'the image' } } } },
+      {},
+      'models.a.editInputs.image: must be an input field name, e.g. image or prompt_strength',
+    ],
+    [
+      'a replicate upscaler without a version',
+      { default: 'a', models: { a: { backend: 'replicate', apiToken: 't', version: 'v', upscaler: { inputs: { image: 'image' } } } } },
+      {},
+      'models.a.upscaler.version',
+    ],
+    [
+      'an unknown replicate mask format',
+      { default: 'a', models: { a: { backend: 'replicate', apiToken: 't', version: 'v', maskFormat: 'black' } } },
+      {},
+      'models.a.maskFormat',
+    ],
+    ['too many openai edit images', { default: 'a', models: { a: { backend: 'openai', editImages: 17 } } }, {}, 'models.a.editImages'],
+    [
+      'both an inline edit workflow and its file',
+      { default: 'a', models: { a: { backend: 'comfyui', workflow: { x: 1 }, editWorkflow: { x: 1 }, editWorkflowFile: 'e.json' } } },
+      {},
+      'models.a.editWorkflow: set at most one of editWorkflow and editWorkflowFile',
+    ],
+    [
+      'an upscale workflow file that is not there',
+      { default: 'a', models: { a: { backend: 'comfyui', workflow: { x: 1 }, upscaleWorkflowFile: '/nonexistent/up.json' } } },
+      {},
+      'models.a.upscaleWorkflowFile: cannot read /nonexistent/up.json (ENOENT)',
+    ],
     ['a bad model id', { default: 'a', models: { 'a b': { backend: 'procedural' } } }, {}, 'models.a b'],
     ['not an object', [1, 2], {}, '(file)'],
   ];
   it.each(bad)('names the path of %s', (_name, json, env, expected) => {
     expect(() => parseModelsFile(json, env, defaults)).toThrow(expected);
+  });
+
+  it('takes the edit and upscale settings of each backend', () => {
+    const file = parseModelsFile(
+      {
+        default: 'flux',
+        models: {
+          flux: {
+            backend: 'replicate',
+            apiToken: 't',
+            version: 'black-forest-labs/flux-fill-dev',
+            editInputs: { image: 'image', mask: 'mask', strength: 'prompt_strength' },
+            maskFormat: 'white',
+            upscaler: { version: 'nightmareai/real-esrgan:f121d640', inputs: { image: 'image', scale: 'scale' }, input: { face_enhance: false } },
+          },
+          gpu: { backend: 'a1111', upscaler: 'SwinIR_4x', maskBlur: 8 },
+          hosted: { backend: 'openai', model: 'my-local-model', editImages: 2 },
+        },
+      },
+      {},
+      defaults,
+    );
+    expect(file.entries.map((e) => e.config)).toEqual([
+      expect.objectContaining({
+        provider: 'replicate',
+        editInputs: { image: 'image', mask: 'mask', strength: 'prompt_strength' },
+        maskFormat: 'white',
+        upscaler: { version: 'nightmareai/real-esrgan:f121d640', inputs: { image: 'image', scale: 'scale' }, input: { face_enhance: false } },
+      }),
+      expect.objectContaining({ provider: 'a1111', upscaler: 'SwinIR_4x', maskBlur: 8 }),
+      expect.objectContaining({ provider: 'openai', model: 'my-local-model', editImages: 2 }),
+    ]);
   });
 
   it("reads a comfyui entry's workflow from its file", () => {
@@ -102,6 +165,33 @@ describe('parseModelsFile', () => {
     const config = file.entries[0].config as { provider: string; workflow: Record<string, unknown>; steps: number };
     expect(config).toEqual(expect.objectContaining({ provider: 'comfyui', baseUrl: 'http://gpu:8188', steps: 20 }));
     expect(Object.keys(config.workflow).length).toBeGreaterThan(3);
+  });
+
+  it("reads a comfyui entry's edit and upscale workflows from their files", () => {
+    const file = parseModelsFile(
+      {
+        default: 'comfy',
+        models: {
+          comfy: {
+            backend: 'comfyui',
+            workflowFile: 'docs/backends/comfyui-workflow.json',
+            editWorkflowFile: 'docs/backends/comfyui-edit-workflow.json',
+            editNodes: { denoise: '3.denoise' },
+            upscaleWorkflowFile: 'docs/backends/comfyui-upscale-workflow.json',
+          },
+        },
+      },
+      {},
+      defaults,
+    );
+    const config = file.entries[0].config as {
+      editWorkflow: Record<string, { class_type: string }>;
+      upscaleWorkflow: Record<string, { class_type: string }>;
+      editNodes: unknown;
+    };
+    expect(config.editWorkflow['11'].class_type).toBe('LoadImageMask');
+    expect(config.upscaleWorkflow['3'].class_type).toBe('ImageUpscaleWithModel');
+    expect(config.editNodes).toEqual({ denoise: '3.denoise' });
   });
 
   it('never puts a resolved secret or a bad value in its message', () => {
@@ -217,6 +307,27 @@ describe('createModelRegistry', () => {
       [1344, 768],
       [1024, 1024],
     ]);
+  });
+
+  it('keeps what a model with a size table can do: edits, transparency, its upscaler (which is not resized)', async () => {
+    const upscaled = { data: Buffer.alloc(0), width: 128, height: 128 };
+    const registry = createModelRegistry([{ id: 'gpu', config: { provider: 'procedural' }, sizes: ['1024x1024'] }], undefined, () => ({
+      name: 'fake',
+      edits: { mask: true, maxImages: 1 },
+      transparentBackground: true,
+      generate: async (r) => ({ data: Buffer.alloc(0), width: r.width, height: r.height }),
+      upscale: async () => upscaled,
+    }));
+    const { model } = registry.get('gpu')!;
+    expect(model.edits).toEqual({ mask: true, maxImages: 1 });
+    expect(model.transparentBackground).toBe(true);
+    expect(await model.upscale!({ image: Buffer.alloc(0), width: 64, height: 64, factor: 2, seed: 1 })).toBe(upscaled);
+    const plain = createModelRegistry([{ id: 'p', config: { provider: 'procedural' }, sizes: ['1024x1024'] }], undefined, () => ({
+      name: 'plain',
+      generate: async (r) => ({ data: Buffer.alloc(0), width: r.width, height: r.height }),
+    }));
+    expect(plain.get('p')!.model).not.toHaveProperty('upscale');
+    expect(plain.get('p')!.model).not.toHaveProperty('edits');
   });
 
   it('refuses two models with one id and a fallback that is not served', () => {

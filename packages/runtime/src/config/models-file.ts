@@ -11,6 +11,9 @@ import type { BackendLimitSettings, ModelConfig, ModelEntry } from '@promptpix/m
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/;
 const SIZE = /^[1-9]\d{1,4}x[1-9]\d{1,4}$/;
 
+/** A model's input field, as its API schema names it. */
+const inputName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an input field name, e.g. image or prompt_strength');
+
 const httpUrl = z.string().refine((v) => {
   try {
     return ['http:', 'https:'].includes(new URL(v).protocol);
@@ -67,6 +70,8 @@ const BACKENDS = {
       model: z.string().min(1).default('gpt-image-1'),
       quality: z.string().optional(),
       arbitrarySizes: z.boolean().optional(),
+      /** The most images one edit sends; 0: the model cannot edit (default by model: docs/backends/openai.md). */
+      editImages: z.number().int().min(0).max(16).optional(),
     }),
     toConfig: (e, d) => ({
       provider: 'openai',
@@ -76,6 +81,7 @@ const BACKENDS = {
       model: e.model,
       quality: e.quality,
       arbitrarySizes: e.arbitrarySizes ?? false,
+      editImages: e.editImages,
     }),
   }),
   replicate: backendEntry({
@@ -88,6 +94,15 @@ const BACKENDS = {
       input: z.record(z.string(), z.unknown()).optional(),
       sizeInput: z.enum(['dimensions', 'aspect_ratio']).optional(),
       pollIntervalMs: z.number().int().min(100).max(60_000).optional(),
+      editInputs: z.strictObject({ image: inputName, mask: inputName.optional(), strength: inputName.optional() }).optional(),
+      maskFormat: z.enum(['white', 'alpha']).optional(),
+      upscaler: z
+        .strictObject({
+          version: z.string().min(1),
+          inputs: z.strictObject({ image: inputName.optional(), scale: inputName.optional() }).optional(),
+          input: z.record(z.string(), z.unknown()).optional(),
+        })
+        .optional(),
     }),
     toConfig: (e, d) => ({
       provider: 'replicate',
@@ -98,6 +113,9 @@ const BACKENDS = {
       input: e.input,
       sizeInput: e.sizeInput,
       pollIntervalMs: e.pollIntervalMs,
+      editInputs: e.editInputs,
+      maskFormat: e.maskFormat,
+      upscaler: e.upscaler,
     }),
   }),
   a1111: backendEntry({
@@ -115,6 +133,8 @@ const BACKENDS = {
         checkpoint: z.string().optional(),
         maxSide: z.number().int().min(256).max(4096).optional(),
         denoisingStrength: z.number().min(0).max(1).optional(),
+        upscaler: z.string().min(1).optional(),
+        maskBlur: z.number().int().min(0).max(64).optional(),
       })
       .refine((e) => !!e.username === !!e.password, { error: 'set both username and password or neither', path: ['password'] }),
     toConfig: (e, d) => ({
@@ -130,6 +150,8 @@ const BACKENDS = {
       checkpoint: e.checkpoint,
       maxSide: e.maxSide,
       denoisingStrength: e.denoisingStrength,
+      upscaler: e.upscaler,
+      maskBlur: e.maskBlur,
     }),
   }),
   comfyui: backendEntry({
@@ -142,6 +164,14 @@ const BACKENDS = {
         workflow: z.record(z.string(), z.unknown()).optional(),
         workflowFile: z.string().min(1).optional(),
         nodes: z.record(z.string(), z.string()).optional(),
+        /** Edits' workflow (inline or `editWorkflowFile`) and its node mapping; without one the model cannot edit. */
+        editWorkflow: z.record(z.string(), z.unknown()).optional(),
+        editWorkflowFile: z.string().min(1).optional(),
+        editNodes: z.record(z.string(), z.string()).optional(),
+        /** Upscales' workflow (inline or `upscaleWorkflowFile`) and its node mapping; without one the worker resamples. */
+        upscaleWorkflow: z.record(z.string(), z.unknown()).optional(),
+        upscaleWorkflowFile: z.string().min(1).optional(),
+        upscaleNodes: z.record(z.string(), z.string()).optional(),
         steps: z.number().int().min(1).max(200).optional(),
         maxSide: z.number().int().min(64).max(8192).optional(),
         pollIntervalMs: z.number().int().min(50).max(60_000).optional(),
@@ -149,6 +179,14 @@ const BACKENDS = {
       .refine((e) => (e.workflow === undefined) !== (e.workflowFile === undefined), {
         error: 'set exactly one of workflow and workflowFile',
         path: ['workflow'],
+      })
+      .refine((e) => e.editWorkflow === undefined || e.editWorkflowFile === undefined, {
+        error: 'set at most one of editWorkflow and editWorkflowFile',
+        path: ['editWorkflow'],
+      })
+      .refine((e) => e.upscaleWorkflow === undefined || e.upscaleWorkflowFile === undefined, {
+        error: 'set at most one of upscaleWorkflow and upscaleWorkflowFile',
+        path: ['upscaleWorkflow'],
       }),
     toConfig: (e, d) => ({
       provider: 'comfyui',
@@ -156,6 +194,10 @@ const BACKENDS = {
       baseUrl: e.baseUrl,
       workflow: e.workflow ?? readWorkflowFile(e.workflowFile as string),
       nodes: e.nodes,
+      editWorkflow: e.editWorkflow ?? (e.editWorkflowFile === undefined ? undefined : readWorkflowFile(e.editWorkflowFile, 'editWorkflowFile')),
+      editNodes: e.editNodes,
+      upscaleWorkflow: e.upscaleWorkflow ?? (e.upscaleWorkflowFile === undefined ? undefined : readWorkflowFile(e.upscaleWorkflowFile, 'upscaleWorkflowFile')),
+      upscaleNodes: e.upscaleNodes,
       steps: e.steps,
       maxSide: e.maxSide,
       pollIntervalMs: e.pollIntervalMs,
@@ -163,18 +205,18 @@ const BACKENDS = {
   }),
 } as const;
 
-/** A comfyui entry's `workflowFile`: its parsed JSON, or an error saying why not (never its content). */
-function readWorkflowFile(path: string): unknown {
+/** A comfyui entry's `workflowFile` (or edit or upscale one): its parsed JSON, or an error saying why not (never its content). */
+function readWorkflowFile(path: string, key = 'workflowFile'): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ModelsFileError(`workflowFile: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new ModelsFileError(`${key}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw new ModelsFileError(`workflowFile: ${path} is not JSON`);
+    throw new ModelsFileError(`${key}: ${path} is not JSON`);
   }
 }
 

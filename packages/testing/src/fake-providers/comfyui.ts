@@ -5,11 +5,29 @@
  * `executing {node: null}` → `execution_success` sent to the prompt's client over /ws, `status`
  * broadcast on queue changes, GET /history/{id}, GET|POST /queue, POST /interrupt,
  * POST /upload/image and GET /view. Images are small real PNGs in the positive prompt's colour.
+ *
+ * The saved image follows the graph: an empty latent gives a picture in the prompt's colour; a
+ * latent encoded from a LoadImage gives that image with the prompt's colour painted over it by the
+ * sampler's denoise, or, through a noise mask (SetLatentNoiseMask, VAEEncodeForInpaint), where the
+ * mask says (LoadImageMask and LoadImage's MASK: 1 − alpha); ImageScaleBy and ImageUpscaleWithModel
+ * (4×) scale. Uploads are decoded and recorded in `received`.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { fakeImage, sendJson, sendPng, startFakeProvider, type FakeBehaviour, type FakeProviderServer, type RecordedRequest } from './server';
+import sharp from 'sharp';
+import {
+  decodeReceived,
+  fakeImage,
+  paintedOver,
+  sendJson,
+  sendPng,
+  startFakeProvider,
+  type FakeBehaviour,
+  type FakeProviderServer,
+  type ReceivedImage,
+  type RecordedRequest,
+} from './server';
 
 export interface FakeComfyUIBehaviour extends FakeBehaviour {
   /** Sampling steps each prompt reports as `progress`. Default 4. */
@@ -32,6 +50,13 @@ export interface FakeComfyUIBehaviour extends FakeBehaviour {
 
 type Workflow = Record<string, { class_type?: unknown; inputs?: Record<string, unknown> }>;
 
+export interface ComfyUploadReceived {
+  /** The name it was stored under (`subfolder/name` when in a subfolder). */
+  name: string;
+  fields: Record<string, string>;
+  image?: ReceivedImage;
+}
+
 interface FakePrompt {
   id: string;
   number: number;
@@ -48,6 +73,8 @@ export interface FakeComfyUIServer extends FakeProviderServer<FakeComfyUIBehavio
   queue(): { running: string[]; pending: string[] };
   /** Files uploaded to the input folder, by name. */
   uploads: Map<string, Buffer>;
+  /** Every POST /upload/image: the form's fields and the file, decoded. */
+  received: ComfyUploadReceived[];
   /** Websocket connections accepted so far. */
   socketsOpened(): number;
 }
@@ -63,6 +90,12 @@ const NODE_CLASSES = new Set([
   'SaveImage',
   'PreviewImage',
   'LoadImage',
+  'LoadImageMask',
+  'SetLatentNoiseMask',
+  'VAEEncodeForInpaint',
+  'ImageScaleBy',
+  'UpscaleModelLoader',
+  'ImageUpscaleWithModel',
 ]);
 const OUTPUT_CLASSES = new Set(['SaveImage', 'PreviewImage']);
 const isLink = (v: unknown): v is [string, number] => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'number';
@@ -81,7 +114,8 @@ export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
   let number = 0;
   let opened = 0;
   const uploads = new Map<string, Buffer>();
-  const outputs = new Map<string, { text: string; width: number; height: number }>();
+  const received: ComfyUploadReceived[] = [];
+  const outputs = new Map<string, Buffer>();
   const sockets = new Map<string, WebSocket>();
   let behaviour: () => FakeComfyUIBehaviour = () => ({});
 
@@ -153,7 +187,7 @@ export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
     }
     send(p.clientId, 'executing', { node: save, display_node: save, prompt_id: p.id });
     const filename = `promptpix_${String(p.number).padStart(5, '0')}_.png`;
-    outputs.set(filename, drawnBy(p.prompt, sampler));
+    outputs.set(filename, await drawOutput(p.prompt, save, uploads));
     const images = [{ filename, subfolder: '', type: 'output' }];
     send(p.clientId, 'executed', { node: save, display_node: save, output: { images }, prompt_id: p.id });
     send(p.clientId, 'executing', { node: null, prompt_id: p.id });
@@ -236,6 +270,9 @@ export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
           name = `${file.filename.slice(0, dot)} (${i})${file.filename.slice(dot)}`;
       }
       uploads.set(key(name), file.data);
+      const fields = Object.fromEntries(Object.entries(request.form?.fields ?? {}).map(([k, v]) => [k, v[0]]));
+      const image = await decodeReceived(file.data);
+      received.push({ name: key(name), fields, ...(image && { image }) });
       return sendJson(response, 200, { name, subfolder, type });
     }
     if (line === 'GET /view') {
@@ -244,7 +281,7 @@ export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
       if (!filename || filename.startsWith('/') || filename.includes('..')) return void response.writeHead(400).end();
       if (type === 'output') {
         const drawn = outputs.get(filename);
-        if (drawn) return sendPng(response, await fakeImage(drawn.text, drawn.width, drawn.height));
+        if (drawn) return sendPng(response, drawn);
       }
       if (type === 'input') {
         const subfolder = url.searchParams.get('subfolder');
@@ -314,6 +351,7 @@ export async function startFakeComfyUI(): Promise<FakeComfyUIServer> {
   const stop = server.stop.bind(server);
   return Object.assign(server, {
     uploads,
+    received,
     socketsOpened: () => opened,
     queue: () => ({ running: [running, foreign].filter((p): p is FakePrompt => !!p).map((p) => p.id), pending: [...pending] }),
     setBehaviour(next: FakeComfyUIBehaviour) {
@@ -374,21 +412,89 @@ function validate(workflow: unknown, uploads: Map<string, Buffer>): unknown {
       if (value !== undefined && !isLink(value) && !(Number.isInteger(value) && (value as number) >= 0))
         fail(id, 'invalid_input_type', 'Failed to convert an input value to a INT value', `${input}, ${String(value)}`, input);
     }
-    if (node.class_type === 'LoadImage') {
+    if (node.class_type === 'LoadImage' || node.class_type === 'LoadImageMask') {
       const image = node.inputs?.image;
       if (typeof image !== 'string' || !uploads.has(image))
         fail(id, 'custom_validation_failed', 'Custom validation failed for node', `image - Invalid image file: ${String(image)}`, 'image');
+    }
+    if (node.class_type === 'LoadImageMask' && !['alpha', 'red', 'green', 'blue'].includes(String(node.inputs?.channel)))
+      fail(id, 'value_not_in_list', 'Value not in list', `channel: '${String(node.inputs?.channel)}' not in ['alpha', 'red', 'green', 'blue']`, 'channel');
+    const bounded: Array<[string, number, number]> = String(node.class_type).startsWith('KSampler')
+      ? [['denoise', 0, 1]]
+      : node.class_type === 'ImageScaleBy'
+        ? [['scale_by', 0.01, 8]]
+        : [];
+    for (const [input, min, max] of bounded) {
+      const value = node.inputs?.[input];
+      if (value === undefined || isLink(value)) continue;
+      if (typeof value !== 'number') fail(id, 'invalid_input_type', 'Failed to convert an input value to a FLOAT value', `${input}, ${String(value)}`, input);
+      else if (value > max) fail(id, 'value_bigger_than_max', `Value ${value} bigger than max of ${max}`, `${input}`, input);
+      else if (value < min) fail(id, 'value_smaller_than_min', `Value ${value} smaller than min of ${min}`, `${input}`, input);
     }
   }
   if (Object.keys(nodeErrors).length > 0) return comfyError('prompt_outputs_failed_validation', 'Prompt outputs failed validation', '', nodeErrors);
   return null;
 }
 
-/** What the fake draws: the text wired to the sampler's positive input, at the latent's size (512 when it is not an empty latent). */
-function drawnBy(workflow: Workflow, sampler: string | undefined): { text: string; width: number; height: number } {
-  const inputs = sampler ? (workflow[sampler].inputs ?? {}) : {};
-  const positive = isLink(inputs.positive) ? workflow[inputs.positive[0]]?.inputs?.text : undefined;
-  const latent = isLink(inputs.latent_image) ? workflow[inputs.latent_image[0]]?.inputs : undefined;
-  const size = (v: unknown) => (typeof v === 'number' ? v : 512);
-  return { text: typeof positive === 'string' ? positive : '', width: size(latent?.width), height: size(latent?.height) };
+/** What the fake draws for the output node `save` (see the top of this file), as a PNG. */
+async function drawOutput(workflow: Workflow, save: string, uploads: Map<string, Buffer>): Promise<Buffer> {
+  const node = (link: unknown) => (isLink(link) ? workflow[link[0]] : undefined);
+  const loaded = async (name: unknown) => (await decodeReceived(uploads.get(String(name)) ?? Buffer.alloc(0)))!;
+  const scaled = async (image: ReceivedImage, by: number) =>
+    (await decodeReceived(
+      await sharp(image.rgba, { raw: { width: image.width, height: image.height, channels: 4 } })
+        .resize(Math.max(1, Math.round(image.width * by)), Math.max(1, Math.round(image.height * by)), { kernel: 'nearest', fit: 'fill' })
+        .png()
+        .toBuffer(),
+    ))!;
+  /** A MASK output: how much each pixel may change, 0..255. */
+  const maskOf = async (link: unknown): Promise<((p: number) => number) | undefined> => {
+    const source = node(link);
+    if (source?.class_type !== 'LoadImageMask' && !(source?.class_type === 'LoadImage' && isLink(link) && link[1] === 1)) return undefined;
+    const image = await loaded(source.inputs?.image);
+    const channel = source.class_type === 'LoadImage' ? 'alpha' : String(source.inputs?.channel);
+    const at = { red: 0, green: 1, blue: 2, alpha: 3 }[channel] ?? 3;
+    return (p) => (at === 3 ? 255 - image.rgba[p * 4 + 3] : image.rgba[p * 4 + at]);
+  };
+  /** A LATENT: the pixels it was encoded from (undefined for an empty latent) and its noise mask. */
+  const latentOf = async (link: unknown): Promise<{ pixels?: ReceivedImage; mask?: (p: number) => number; width: number; height: number }> => {
+    const source = node(link);
+    const inputs = source?.inputs ?? {};
+    if (source?.class_type === 'SetLatentNoiseMask') return { ...(await latentOf(inputs.samples)), mask: await maskOf(inputs.mask) };
+    if (source?.class_type === 'VAEEncode' || source?.class_type === 'VAEEncodeForInpaint') {
+      const pixels = await imageOf(inputs.pixels);
+      return { pixels, width: pixels.width, height: pixels.height, mask: source.class_type === 'VAEEncodeForInpaint' ? await maskOf(inputs.mask) : undefined };
+    }
+    const size = (v: unknown) => (typeof v === 'number' ? v : 512);
+    return { width: size(inputs.width), height: size(inputs.height) };
+  };
+  const imageOf = async (link: unknown): Promise<ReceivedImage> => {
+    const source = node(link);
+    const inputs = source?.inputs ?? {};
+    switch (source?.class_type) {
+      case 'LoadImage':
+        return loaded(inputs.image);
+      case 'ImageScaleBy':
+        return scaled(await imageOf(inputs.image), Number(inputs.scale_by));
+      case 'ImageUpscaleWithModel':
+        return scaled(await imageOf(inputs.image), 4);
+      case 'VAEDecode': {
+        const sampler = node(inputs.samples);
+        const s = sampler?.inputs ?? {};
+        const positive = node(s.positive)?.inputs?.text;
+        const text = typeof positive === 'string' ? positive : '';
+        const latent = await latentOf(s.latent_image);
+        if (!latent.pixels) return (await decodeReceived(await fakeImage(text, latent.width, latent.height)))!;
+        const denoise = typeof s.denoise === 'number' ? s.denoise : 1;
+        const mask = latent.mask;
+        return (await decodeReceived(await paintedOver(latent.pixels, text, (p) => (mask ? mask(p) : 255) * denoise)))!;
+      }
+      default:
+        return (await decodeReceived(await fakeImage('', 512, 512)))!;
+    }
+  };
+  const image = await imageOf(workflow[save].inputs?.images);
+  return sharp(image.rgba, { raw: { width: image.width, height: image.height, channels: 4 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }

@@ -3,10 +3,27 @@
  * /v1/models/{owner}/{name}/predictions (`{ input }`), GET /v1/predictions/{id} walking
  * `starting → processing → succeeded` over polls, POST …/cancel, `Prefer: wait`, output files
  * served from the fake itself, and errors as `{ title, detail, status }`.
+ *
+ * File inputs given as data: URLs are decoded and recorded (`received`); one that does not decode
+ * is a 422. The output follows the fields an image model of each kind has: `image` with `scale`
+ * (an upscaler such as nightmareai/real-esrgan) is that image scaled; `image` with `mask` (an
+ * inpainting model: white repaints) is the image with the prompt's colour painted through the
+ * mask; otherwise a picture in the prompt's colour.
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { fakeImage, sendJson, sendPng, startFakeProvider, type FakeBehaviour, type FakeProviderServer } from './server';
+import sharp from 'sharp';
+import {
+  decodeReceived,
+  fakeImage,
+  paintedOver,
+  sendJson,
+  sendPng,
+  startFakeProvider,
+  type FakeBehaviour,
+  type FakeProviderServer,
+  type ReceivedImage,
+} from './server';
 
 export interface FakeReplicateOptions {
   /** The token callers must send as `Authorization: Bearer`; unset accepts any request. */
@@ -72,8 +89,24 @@ const ASPECT: Record<string, [number, number]> = {
   '9:21': [9, 21],
 };
 
-export function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<FakeProviderServer<FakeReplicateBehaviour>> {
+/** One prediction's input as the fake received it: the data: URL files decoded, by input field. */
+export interface ReplicateReceived {
+  /** `owner/name` of an official model's route, else the `version` sent. */
+  model: string;
+  input: Record<string, unknown>;
+  files: Record<string, ReceivedImage>;
+}
+
+export interface FakeReplicateServer extends FakeProviderServer<FakeReplicateBehaviour> {
+  received: ReplicateReceived[];
+}
+
+const DATA_URL = /^data:([^;,]+)?(;base64)?,/;
+
+export async function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<FakeReplicateServer> {
   const predictions = new Map<string, FakePrediction>();
+  const received: ReplicateReceived[] = [];
+  const files = new Map<string, Record<string, ReceivedImage>>();
 
   const view = (p: FakePrediction, base: string) => ({
     id: p.id,
@@ -97,7 +130,7 @@ export function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<
     p.status = p.outcome;
   };
 
-  return startFakeProvider<FakeReplicateBehaviour>({
+  const server = await startFakeProvider<FakeReplicateBehaviour>({
     defaults: { pollsUntilDone: 2, outcome: 'succeeded', output: 'array', completeOnWait: true },
     isApi: (r) => r.path.startsWith('/v1/'),
     errorBody: (status, message) => replicateError(status, message),
@@ -106,8 +139,7 @@ export function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<
       if (request.method === 'GET' && file) {
         const p = predictions.get(file[1]);
         if (p?.status !== 'succeeded') return sendJson(response, 404, replicateError(404, 'Not found.'));
-        const [width, height] = sizeOf(p.input);
-        return sendPng(response, await fakeImage(String(p.input.prompt), width, height));
+        return sendPng(response, await drawOutput(p.input, files.get(p.id) ?? {}));
       }
       if (options.token && request.headers.authorization !== `Bearer ${options.token}`) {
         return sendJson(response, 401, replicateError(401, 'You did not pass a valid authentication token'));
@@ -121,7 +153,16 @@ export function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<
         if (!body || typeof body !== 'object') return sendJson(response, 400, replicateError(400, 'The request body is not valid JSON.'));
         if (!official && (typeof body.version !== 'string' || !body.version))
           return sendJson(response, 422, replicateError(422, '- version: version is required'));
-        if (!body.input || typeof body.input.prompt !== 'string') return sendJson(response, 422, replicateError(422, '- input: prompt is required'));
+        if (!body.input || (typeof body.input.prompt !== 'string' && typeof body.input.image !== 'string'))
+          return sendJson(response, 422, replicateError(422, '- input: prompt is required'));
+        const decoded: Record<string, ReceivedImage> = {};
+        for (const [field, value] of Object.entries(body.input)) {
+          const match = typeof value === 'string' ? DATA_URL.exec(value) : null;
+          if (!match) continue;
+          const image = match[2] ? await decodeReceived(Buffer.from((value as string).slice(match[0].length), 'base64')) : undefined;
+          if (!image) return sendJson(response, 422, replicateError(422, `- input.${field}: cannot identify image file`));
+          decoded[field] = image;
+        }
         const p: FakePrediction = {
           id: randomBytes(13).toString('hex'),
           model: official ? request.path.split('/').slice(3, 5).join('/') : 'fake/model',
@@ -137,6 +178,8 @@ export function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<
           createdAt: new Date().toISOString(),
         };
         predictions.set(p.id, p);
+        files.set(p.id, decoded);
+        received.push({ model: official ? p.model : p.version, input: body.input, files: decoded });
         if (String(request.headers.prefer ?? '').startsWith('wait') && behaviour.completeOnWait !== false) settle(p);
         return sendJson(response, 201, view(p, context.url));
       }
@@ -160,6 +203,23 @@ export function startFakeReplicate(options: FakeReplicateOptions = {}): Promise<
       sendJson(response, 405, replicateError(400, 'Method not allowed.'));
     },
   });
+  return Object.assign(server, { received });
+}
+
+/** The prediction's output image, by the kind of model its input fields show (see the top of this file). */
+async function drawOutput(input: Record<string, unknown>, files: Record<string, ReceivedImage>): Promise<Buffer> {
+  const image = files.image;
+  const prompt = String(input.prompt ?? '');
+  if (image && typeof input.scale === 'number') {
+    return sharp(image.rgba, { raw: { width: image.width, height: image.height, channels: 4 } })
+      .resize(Math.round(image.width * input.scale), Math.round(image.height * input.scale), { kernel: 'nearest', fit: 'fill' })
+      .png({ compressionLevel: 1 })
+      .toBuffer();
+  }
+  const mask = files.mask;
+  if (image && mask && mask.width === image.width && mask.height === image.height) return paintedOver(image, prompt, (p) => mask.rgba[p * 4]);
+  const [width, height] = sizeOf(input);
+  return fakeImage(prompt, width, height);
 }
 
 /** width/height inputs, or an aspect_ratio on a 1024 base, or 1024×1024. */

@@ -69,6 +69,49 @@ export function fakeImage(prompt: string, width: number, height: number): Promis
     .toBuffer();
 }
 
+/** An image a fake received, decoded: its size, whether it has alpha, and its pixels as RGBA. */
+export interface ReceivedImage {
+  width: number;
+  height: number;
+  format: string;
+  hasAlpha: boolean;
+  /** width × height × 4 bytes. */
+  rgba: Buffer;
+}
+
+/** Decodes bytes a client sent as an image (base64 already undone); undefined when they are no image. */
+export async function decodeReceived(data: Buffer): Promise<ReceivedImage | undefined> {
+  try {
+    const image = sharp(data, { failOn: 'error' });
+    const meta = await image.metadata();
+    const rgba = await image.ensureAlpha().raw().toBuffer();
+    return { width: meta.width ?? 0, height: meta.height ?? 0, format: meta.format ?? '', hasAlpha: !!meta.hasAlpha, rgba };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a fake draws for an edit: `input` with the prompt's colour painted where `repaint` says
+ * (a value per pixel, 0..255: how much changes), as a PNG of the input's size.
+ */
+export function paintedOver(input: ReceivedImage, prompt: string, repaint: (pixel: number) => number): Promise<Buffer> {
+  const { r, g, b } = fakeImageColour(prompt);
+  const out = Buffer.from(input.rgba);
+  for (let p = 0; p < input.width * input.height; p++) {
+    const k = repaint(p) / 255;
+    if (k === 0) continue;
+    const i = p * 4;
+    out[i] = Math.round(out[i] * (1 - k) + r * k);
+    out[i + 1] = Math.round(out[i + 1] * (1 - k) + g * k);
+    out[i + 2] = Math.round(out[i + 2] * (1 - k) + b * k);
+    out[i + 3] = Math.round(out[i + 3] * (1 - k) + 255 * k);
+  }
+  return sharp(out, { raw: { width: input.width, height: input.height, channels: 4 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+}
+
 const clampSide = (v: number) => (Number.isInteger(v) && v >= 1 ? Math.min(v, 4096) : 64);
 
 export interface FakeContext<B extends FakeBehaviour> {
