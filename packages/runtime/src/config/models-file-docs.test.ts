@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseModelsFile } from './models-file';
 
-const ROOT = join(__dirname, '../../..');
+const ROOT = join(__dirname, '../../../..');
 const pages = [
   'docs/operating/models.md',
   ...readdirSync(join(ROOT, 'docs/backends'))
