@@ -47,3 +47,4 @@ export * from './routing/bulkhead';
 export * from './progress';
 export * from './queueing/fair-order';
 export * from './redact-addresses';
+export * from './image-inputs';

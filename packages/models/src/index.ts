@@ -7,3 +7,4 @@ export * from './meaning';
 export * from './registry';
 export * from './backend-limits';
 export { loadSharp } from './sharp';
+export * from './image-inputs';
