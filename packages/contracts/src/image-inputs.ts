@@ -21,6 +21,9 @@ export const IMAGE_INPUT_LIMITS = {
   maxPixels: 4096 * 4096,
 } as const;
 
+/** Images one edit may start from: the image edited and up to three references. */
+export const MAX_EDIT_IMAGES = 4;
+
 /** The longest side an upscaled image may have. */
 export const MAX_UPSCALED_SIDE = 8192;
 
