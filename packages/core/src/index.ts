@@ -10,6 +10,7 @@ export * from './account-status';
 export * from './ids';
 export * from './services/quota-service';
 export * from './services/upload-service';
+export * from './services/upscale-service';
 export * from './services/recent-quota';
 export * from './services/event-recorder';
 export * from './services/generation-service';

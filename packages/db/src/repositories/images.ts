@@ -188,6 +188,23 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
       id,
       cap,
     ])) > 0,
+  /**
+   * Takes one of an image's places for an upscaled copy (the same MAX_DERIVED_PER_IMAGE as derived
+   * sizes) on the account's own row, whichever kind (an original, a variant, an instant copy): one
+   * conditional UPDATE, false when none is left or the row is not the account's.
+   */
+  takeUpscalePlace: async (id: string, accountId: string, cap: number): Promise<boolean> =>
+    (await sql.execute(`UPDATE "Image" SET "derivedSizes" = "derivedSizes" + 1 WHERE "id" = $1 AND "accountId" = $2 AND "derivedSizes" < $3`, [
+      id,
+      accountId,
+      cap,
+    ])) > 0,
+  /** The account's stored copy of `sourceId` at this size and format (an upscale made before), or null. */
+  findUpscaled: (sourceId: string, accountId: string, variant: { width: number; height: number; format: string }) =>
+    prisma.image.findFirst({
+      where: { sourceImageId: sourceId, accountId, width: variant.width, height: variant.height, format: variant.format, rejected: false },
+      select: { id: true, storageKey: true, seed: true },
+    }),
   /** Gives back a place `takeDerivedPlace` took, for a derivation that failed or was cancelled while queued. */
   async giveBackDerivedPlace(id: string): Promise<void> {
     await sql.execute(`UPDATE "Image" SET "derivedSizes" = "derivedSizes" - 1 WHERE "id" = $1 AND "derivedSizes" > 0`, [id]);
