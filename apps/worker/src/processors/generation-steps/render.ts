@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import {
   CANCELLED,
   createProgressThrottle,
+  type EditInput,
   type JobAttempt,
   JobHandedBackError,
   type JobRecord,
@@ -99,10 +100,12 @@ export interface RenderWithModelInput {
   /** The character step (references for the scene, preparing a family reference on first use). */
   characterFor(characterId: string, sceneStyle: string | undefined, seed: number): Promise<CharacterForScene>;
   jobStore: Pick<JobStore, 'update'>;
+  /** An edit's inputs, read (scoped to the job's account) and fitted to the request's size; undefined for no edit (./edit-inputs.ts). */
+  editInputsOf(job: JobRecord): Promise<EditInput | undefined>;
   logger: Logger;
 }
 
-/** Calls the routed model with the job's seed (and its character's references), then encodes what it made. */
+/** Calls the routed model with the job's seed (and its character's references, and an edit's inputs), then encodes what it made. */
 export async function renderWithModel(
   d: RenderWithModelInput,
   job: JobRecord,
@@ -113,6 +116,7 @@ export async function renderWithModel(
 ): Promise<Made> {
   const { jobId, request } = job;
   const character = request.character ? await d.characterFor(request.character, request.style, seed) : undefined;
+  const edit = await d.editInputsOf(job);
   // The backend's progress, throttled onto the job: never a store write per backend message.
   const progress = createProgressThrottle({
     intervalMs: PROGRESS_WRITE_MS,
@@ -131,6 +135,8 @@ export async function renderWithModel(
       width: request.width,
       height: request.height,
       character: character?.input,
+      ...(edit && { edit }),
+      ...(request.background && { background: request.background }),
       onProgress: progress.report,
     },
     signal,

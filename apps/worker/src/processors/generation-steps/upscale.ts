@@ -1,0 +1,74 @@
+import { ImageInputMessages } from '@promptpix/contracts';
+import { CANCELLED, JobHandedBackError, type JobRecord, PermanentJobError, type Storage } from '@promptpix/core';
+import { encodeImage, loadSharp, PermanentModelError } from '@promptpix/models';
+import type { Logger } from '@promptpix/runtime';
+import type { RoutedCall } from '../model-routing';
+import type { Made } from './render';
+
+/**
+ * The resampler of a model without an upscaler: sharp's Lanczos-3, PNG out. A stand-in, kept to
+ * this one function, for @promptpix/models' `resampleUpscale` once that lands.
+ */
+export async function resample(image: Buffer, size: { width: number; height: number }): Promise<Buffer> {
+  return loadSharp()(image, { failOn: 'error' }).resize(size.width, size.height, { fit: 'fill', kernel: 'lanczos3' }).png({ compressionLevel: 6 }).toBuffer();
+}
+
+/** What the upscale step reads of the source image. */
+export interface UpscaleSourceRow {
+  id: string;
+  accountId: string;
+  storageKey: string;
+  seed: bigint;
+  width: number;
+  height: number;
+}
+
+export interface UpscaleInput {
+  images: { findById(id: string): PromiseLike<UpscaleSourceRow | null> };
+  storage: Pick<Storage, 'get'>;
+  logger: Logger;
+}
+
+/**
+ * An upscale job (POST /api/v1/image/:id/upscale): the source image of the job's own account,
+ * made `factor` times larger by the routed model's upscaler when `call` has one, else resampled,
+ * then encoded at exactly the size and format asked for (alpha kept for PNG and WebP).
+ */
+export async function upscaleImage(
+  d: UpscaleInput,
+  job: JobRecord,
+  call: RoutedCall | undefined,
+  seed: number,
+  signal: AbortSignal,
+  handBack: AbortSignal | undefined,
+): Promise<Made> {
+  const { request } = job;
+  const source = await d.images.findById(job.deriveFrom!);
+  if (!source || source.accountId !== job.accountId) throw new PermanentJobError('The image to upscale is gone');
+  const bytes = await d.storage.get(source.storageKey);
+  if (!bytes) throw new PermanentJobError(ImageInputMessages.inputGone);
+  const size = { width: request.width, height: request.height };
+  let larger: Buffer;
+  if (call?.upscale) {
+    const png = await loadSharp()(bytes, { failOn: 'error' }).png().toBuffer();
+    try {
+      const made = await call.upscale(
+        { image: png, width: source.width, height: source.height, factor: job.upscale!.factor, seed },
+        handBack ? AbortSignal.any([signal, handBack]) : signal,
+      );
+      larger = made.data;
+    } catch (error) {
+      if (signal.aborted) throw new PermanentJobError(CANCELLED);
+      if (handBack?.aborted) throw new JobHandedBackError();
+      if (error instanceof PermanentModelError) throw new PermanentJobError(`Image generation failed: ${error.message}`);
+      throw error;
+    }
+  } else {
+    call?.release();
+    larger = await resample(bytes, size);
+  }
+  const encoded = await encodeImage(larger, request);
+  d.logger.info('image upscaled', { jobId: job.jobId, sourceImageId: source.id, factor: job.upscale!.factor, by: call?.upscale ? call.id : 'resampler' });
+  // Stored under the source's model (its cache key), whichever backend upscaled it.
+  return { encoded, seed: Number(source.seed), routed: undefined, sourceImageId: source.id, character: undefined };
+}
