@@ -167,11 +167,19 @@ export const createUploadService = (d: UploadServiceDeps) => {
       return { images, ...(mask && { mask }) };
     },
 
-    /** Housekeeping: deletes expired uploads' rows, then the objects no row points at; how many objects. */
-    async removeExpired(limit = 1000): Promise<number> {
-      const keys = await d.uploads.removeExpired(d.now(), limit);
-      for (const key of keys) await d.storage.delete(key);
-      return keys.length;
+    /**
+     * Housekeeping: deletes expired uploads' rows, then the objects no row names any more, in
+     * batches of `batch`; how many objects. Rows first: an object is never deleted under a live row
+     * (a re-upload of the same bytes writes the object again before its row).
+     */
+    async removeExpired(at: Date = d.now(), batch = 500): Promise<number> {
+      let removed = 0;
+      for (;;) {
+        const keys = await d.uploads.removeExpired(at, batch);
+        for (const key of keys) await d.storage.delete(key);
+        removed += keys.length;
+        if (keys.length < batch) return removed;
+      }
     },
   };
 };
