@@ -127,10 +127,9 @@ describe.each(SHAPES)('edits and upscales in the worker (%s)', (shape) => {
     expect(seen.generate.some((r) => r.prompt === 'steal' || r.prompt === 'gone')).toBe(false);
   });
 
-  it('an upscale: the model’s upscaler, one quota unit and one derived place, a copy owned by the account; the same upscale again is free', async () => {
+  const upscaleService = () => {
     const infra = service.infra;
-    const source = await runJob({ prompt: 'a small boat', strength: 1, width: 256, height: 192, format: 'webp' });
-    const upscales = createUpscaleService({
+    return createUpscaleService({
       jobStore: infra.jobStore,
       queue: infra.queue,
       quota: infra.quota,
@@ -146,6 +145,12 @@ describe.each(SHAPES)('edits and upscales in the worker (%s)', (shape) => {
         throw new Error(`${message}: ${String(error)}`);
       },
     });
+  };
+
+  it('an upscale: the model’s upscaler, one quota unit and one derived place, a copy owned by the account; the same upscale again is free', async () => {
+    const infra = service.infra;
+    const upscales = upscaleService();
+    const source = await runJob({ prompt: 'a small boat', strength: 1, width: 256, height: 192, format: 'webp' });
     const row = await infra.db.prisma.image.findUniqueOrThrow({ where: { id: source.imageId } });
     const before = await infra.db.prisma.account.findUniqueOrThrow({ where: { id: account.id } });
     const started = await upscales.upscale(before, row, 2);
@@ -167,5 +172,21 @@ describe.each(SHAPES)('edits and upscales in the worker (%s)', (shape) => {
     expect((await infra.db.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).quotaUsed).toBe(after.quotaUsed);
     // Another account cannot upscale it.
     await expect(upscales.upscale({ ...after, id: randomUUID() }, row, 2)).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('an upscale that fails gives its quota unit and its derived place back', async () => {
+    const infra = service.infra;
+    const source = await runJob({ prompt: 'a file that goes away', strength: 1, width: 256, height: 256, format: 'png' });
+    const row = await infra.db.prisma.image.findUniqueOrThrow({ where: { id: source.imageId } });
+    await infra.storage.delete(row.storageKey);
+    const before = await infra.db.prisma.account.findUniqueOrThrow({ where: { id: account.id } });
+    const started = await upscaleService().upscale(before, row, 4);
+    expect(await finished(started.job.jobId)).toMatchObject({ status: 'failed', error: 'The image to upscale is gone' });
+    await until(
+      () => infra.db.prisma.account.findUniqueOrThrow({ where: { id: account.id } }),
+      (a) => a.quotaUsed === before.quotaUsed,
+      'the unit to come back',
+    );
+    expect((await infra.db.prisma.image.findUniqueOrThrow({ where: { id: row.id } })).derivedSizes).toBe(0);
   });
 });

@@ -45,7 +45,7 @@ describe('upscaleImage without a model upscaler: resampled, encoded at the size 
 
   it.each([
     ['another account’s image', { ...source, accountId: '22222222-2222-4222-8222-222222222222' }, Buffer.alloc(1), 'The image to upscale is gone'],
-    ['a file gone from storage', source, null, 'The uploaded image is gone (uploads expire when unused): upload it again'],
+    ['a file gone from storage', source, null, 'The image to upscale is gone'],
   ])('%s fails for good', async (_name, row, bytes, message) => {
     const run = upscaleImage(
       { images: { findById: async () => row }, storage: { get: async () => bytes }, logger },

@@ -1,4 +1,3 @@
-import { ImageInputMessages } from '@promptpix/contracts';
 import { CANCELLED, JobHandedBackError, type JobRecord, PermanentJobError, type Storage } from '@promptpix/core';
 import { encodeImage, loadSharp, PermanentModelError } from '@promptpix/models';
 import type { Logger } from '@promptpix/runtime';
@@ -23,6 +22,9 @@ export interface UpscaleSourceRow {
   height: number;
 }
 
+/** A job's `error` when the image it upscales (its record or its file) is no longer there. */
+export const UPSCALE_SOURCE_GONE = 'The image to upscale is gone';
+
 export interface UpscaleInput {
   images: { findById(id: string): PromiseLike<UpscaleSourceRow | null> };
   storage: Pick<Storage, 'get'>;
@@ -44,9 +46,9 @@ export async function upscaleImage(
 ): Promise<Made> {
   const { request } = job;
   const source = await d.images.findById(job.deriveFrom!);
-  if (!source || source.accountId !== job.accountId) throw new PermanentJobError('The image to upscale is gone');
+  if (!source || source.accountId !== job.accountId) throw new PermanentJobError(UPSCALE_SOURCE_GONE);
   const bytes = await d.storage.get(source.storageKey);
-  if (!bytes) throw new PermanentJobError(ImageInputMessages.inputGone);
+  if (!bytes) throw new PermanentJobError(UPSCALE_SOURCE_GONE);
   const size = { width: request.width, height: request.height };
   let larger: Buffer;
   if (call?.upscale) {
