@@ -21,8 +21,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMMON_DIRECTION_COUNT, HEAD_DIMENSIONS, SIF_A } from '../packages/models/src/meaning/sif';
-import { DEFAULT_WORD_VECTORS_FILE } from '../packages/models/src/meaning/word-vectors';
+import { COMMON_DIRECTION_COUNT, HEAD_DIMENSIONS, SIF_A } from '@promptpix/models/meaning-research';
+import { DEFAULT_WORD_VECTORS_FILE } from '@promptpix/models/meaning-research';
 
 const WORDS = 50_000;
 const OUT = join(__dirname, '../packages/models/src/meaning/glove-common-directions.ts');

@@ -8,8 +8,8 @@
  *   npx tsx scripts/local-model-timing.ts                      # the tiny test model
  *   npx tsx scripts/local-model-timing.ts /models/all-MiniLM-L6-v2 [threads]
  */
-import { createLocalEmbedder, locateLocalModel } from '../packages/models/src/meaning';
-import { removeTinyModels, writeTinyModel } from '../packages/testing/src/local-model';
+import { createLocalEmbedder, locateLocalModel } from '@promptpix/models/meaning-research';
+import { removeTinyModels, writeTinyModel } from '@promptpix/testing/local-model';
 
 const PROMPTS = [
   'a red fox in a snowy forest',

@@ -4,9 +4,9 @@
  *
  *   npx tsx scripts/meaning-encode-time.ts
  */
-import { createCombinedEncoder } from '../packages/models/src/meaning/embedded-embedder';
-import { createConceptEncoder } from '../packages/models/src/meaning/concepts';
-import { EVAL_SUBJECTS } from '../packages/testing/src/instant-eval-set';
+import { createCombinedEncoder } from '@promptpix/models/meaning-research';
+import { createConceptEncoder } from '@promptpix/models/meaning-research';
+import { EVAL_SUBJECTS } from '@promptpix/testing/instant-eval-set';
 const prompts = EVAL_SUBJECTS.flatMap((s) => [s.prompt, ...s.paraphrases]);
 for (const [name, make] of [
   ['wordnet', () => createConceptEncoder()],

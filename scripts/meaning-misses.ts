@@ -12,10 +12,10 @@
  *   npx tsx scripts/meaning-misses.ts --explain "a puppy in a meadow" "a dog playing in a field of flowers"
  */
 import { calibrate, cosine, type MeaningVector } from '@promptpix/core';
-import { createCombinedEncoder, EMBEDDED_CALIBRATION } from '../packages/models/src/meaning/embedded-embedder';
-import { HEAD_DIMENSIONS } from '../packages/models/src/meaning/sif';
-import { openWordNet } from '../packages/models/src/meaning/wordnet';
-import { EVAL_SUBJECTS, UNRELATED_QUERIES } from '../packages/testing/src/instant-eval-set';
+import { createCombinedEncoder, EMBEDDED_CALIBRATION } from '@promptpix/models/meaning-research';
+import { HEAD_DIMENSIONS } from '@promptpix/models/meaning-research';
+import { openWordNet } from '@promptpix/models/meaning-research';
+import { EVAL_SUBJECTS, UNRELATED_QUERIES } from '@promptpix/testing/instant-eval-set';
 
 const MIN_SCORE = Number(process.env.MIN_SCORE ?? 0.3);
 const encoder = createCombinedEncoder();

@@ -1,6 +1,6 @@
 import express from 'express';
 import { trustProxySetting } from './http/trust-proxy';
-import type { GatewayDeps } from './deps';
+import type { GatewayRouteGroups, RouteGroupDeps } from './route-groups';
 import { adminRoutes } from './admin/routes';
 import { dashboardRoutes } from './dashboard/routes';
 import { refuseEncodedBodies } from './http/middleware/body';
@@ -31,8 +31,38 @@ import { readyRoutes } from './http/routes/ready';
 import { renderRoutes } from './http/routes/render';
 import { styleRoutes } from './http/routes/styles';
 
+/** The native API under /api/v1 and the permalinks, the hot paths first: every router ahead of the one that answers costs a pass through it. */
+function publicApiRoutes(deps: RouteGroupDeps<'publicApi'>) {
+  return [
+    jobRoutes(deps),
+    jobCancelRoutes(deps),
+    jobEventRoutes(deps),
+    permalinkRoutes(deps),
+    renderRoutes(deps),
+    embedRoutes(deps),
+    generateRoutes(deps),
+    imageRoutes(deps),
+    styleRoutes(deps),
+    characterRoutes(deps),
+    analyticsRoutes(deps),
+  ];
+}
+
+function opsRoutes(deps: RouteGroupDeps<'ops'>) {
+  return [healthRoutes(deps.serviceName), readyRoutes(deps), metricsRoutes(deps)];
+}
+
+function pageRoutes(deps: RouteGroupDeps<'pages'>) {
+  return [clientScriptRoutes(), demoRoutes(deps), docsRoutes(deps), ...(deps.localFilesRoot ? [fileRoutes(deps.localFilesRoot)] : [])];
+}
+
+function openAiRoutes(deps: RouteGroupDeps<'openAi'>) {
+  return [openAiImageRoutes(deps), openAiModelRoutes(deps)];
+}
+
 /** The gateway's HTTP app. No listen(): main.ts and supertest both use it. */
-export function createApp(deps: GatewayDeps): express.Express {
+export function createApp(groups: GatewayRouteGroups): express.Express {
+  const { app: deps } = groups;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -52,30 +82,14 @@ export function createApp(deps: GatewayDeps): express.Express {
   // No body parser here: each door reads the body after checking its caller (http/middleware/body.ts).
   app.use(refuseEncodedBodies());
 
-  // The hot paths first: every router ahead of the one that answers costs a pass through it.
-  app.use(jobRoutes(deps));
-  app.use(jobCancelRoutes(deps));
-  app.use(jobEventRoutes(deps));
-  app.use(permalinkRoutes(deps));
-  app.use(renderRoutes(deps));
-  app.use(embedRoutes(deps));
-  app.use(generateRoutes(deps));
-  app.use(imageRoutes(deps));
-  app.use(healthRoutes(deps.serviceName));
-  app.use(readyRoutes(deps));
-  app.use(metricsRoutes(deps));
-  app.use(styleRoutes(deps));
-  app.use(characterRoutes(deps));
-  app.use(analyticsRoutes(deps));
-  app.use(clientScriptRoutes(deps));
-  app.use(demoRoutes(deps));
-  app.use(docsRoutes(deps));
-  app.use(adminRoutes(deps));
-  app.use(dashboardRoutes(deps));
-  app.use(openAiImageRoutes(deps));
-  app.use(openAiModelRoutes(deps));
-  app.use('/v1', ...openAiErrors(deps.logger, deps.now));
-  if (deps.localFilesRoot) app.use(fileRoutes(deps.localFilesRoot));
+  app.use(...publicApiRoutes(groups.publicApi));
+  app.use(...opsRoutes(groups.ops));
+  app.use(...pageRoutes(groups.pages));
+  app.use(adminRoutes(groups.admin));
+  app.use(dashboardRoutes(groups.dashboard));
+  app.use(...openAiRoutes(groups.openAi));
+  // An error handler inside a router never sees its siblings' errors: the /v1 error shape is the app's.
+  app.use('/v1', ...openAiErrors(groups.openAi.logger, groups.openAi.now));
 
   app.use(notFound());
   app.use(errorHandler(deps.logger));

@@ -20,13 +20,26 @@ import { infrastructureDependencies, reportDependencyHealth } from '@promptpix/r
 import { createLifecycle, type Lifecycle } from '@promptpix/runtime/lifecycle';
 import { instrumentGenerations, reportCacheBytes } from '@promptpix/runtime/metrics';
 import type { GatewayDeps } from './deps';
+import { splitIntoRouteGroups, type GatewayRouteGroups } from './route-groups';
 import { createLastUsedRecorder } from './http/key-last-used';
 import { createBudgetHitRecorder } from './http/budget-hits';
 import { createOpenStreams } from './http/open-streams';
 
 export const SERVICE_NAME = 'promptpix';
 
-export function buildGatewayDeps(
+/** The gateway's composition root: every service built once, then handed to each route group as only its part. */
+export function buildGateway(
+  infra: Infrastructure,
+  config: Config,
+  logger: Logger,
+  adminToken: string | undefined,
+  stylePreviews: () => Record<string, string> = () => ({}),
+  lifecycle: Lifecycle = createLifecycle(),
+): GatewayRouteGroups {
+  return splitIntoRouteGroups(gatewayDependencies(infra, config, logger, adminToken, stylePreviews, lifecycle));
+}
+
+function gatewayDependencies(
   infra: Infrastructure,
   config: Config,
   logger: Logger,

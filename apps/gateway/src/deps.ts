@@ -50,7 +50,10 @@ import type { Metrics } from '@promptpix/runtime/metrics';
 import type { OpenStreams } from './http/open-streams';
 import type { ServedModels } from './http/model-choice';
 
-/** Everything the gateway talks to; built by a composition root (main.ts, the embedded server, tests). */
+/**
+ * Everything the gateway talks to, built once by its composition root (build.ts). No route sees all
+ * of it: route-groups.ts hands each group its part, and each handler names the fields it uses.
+ */
 export interface GatewayDeps {
   serviceName: string;
   /** Serve the /demo page (development only). */

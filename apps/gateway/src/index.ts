@@ -1,4 +1,4 @@
 /** `@promptpix/gateway`: the HTTP app and what builds it, for a process that runs it (apps/server). */
 export { createApp } from './app';
-export { buildGatewayDeps, SERVICE_NAME } from './build';
+export { buildGateway, SERVICE_NAME } from './build';
 export { startStylePreviews, type StylePreviews } from './style-previews';

@@ -3,7 +3,7 @@ import { createLogger, loadConfig, openInfrastructure, requireSplitDeployment } 
 import { createLifecycle } from '@promptpix/runtime/lifecycle';
 import { listen, runProcess } from '@promptpix/runtime/process';
 import { createApp } from './app';
-import { buildGatewayDeps } from './build';
+import { buildGateway } from './build';
 import { startStylePreviews } from './style-previews';
 
 runProcess('gateway', async () => {
@@ -15,7 +15,7 @@ runProcess('gateway', async () => {
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
   const lifecycle = createLifecycle();
   const server = await listen(
-    createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}, lifecycle)),
+    createApp(buildGateway(infra, config, logger, config.adminToken, () => previews?.current() ?? {}, lifecycle)),
     config.port,
     undefined,
     config.http,

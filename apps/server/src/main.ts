@@ -4,7 +4,7 @@
  * S3_BUCKET switches that part to its production adapter.
  */
 import { createApp } from '@promptpix/gateway';
-import { buildGatewayDeps } from '@promptpix/gateway';
+import { buildGateway } from '@promptpix/gateway';
 import { startStylePreviews } from '@promptpix/gateway';
 import { startWorkers } from '@promptpix/worker';
 import { releaseSchemaEngine } from '@promptpix/db';
@@ -23,7 +23,7 @@ runProcess('server', async () => {
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
   const lifecycle = createLifecycle();
   const server = await listen(
-    createApp(buildGatewayDeps(infra, config, logger, admin.token, () => previews?.current() ?? {}, lifecycle)),
+    createApp(buildGateway(infra, config, logger, admin.token, () => previews?.current() ?? {}, lifecycle)),
     config.port,
     undefined,
     config.http,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { text } from './text';
-import { MAX_BUDGET, visualFamilies } from './vocabulary';
+import { keyKinds, MAX_BUDGET, visualFamilies } from './vocabulary';
 
 /**
  * Request bodies for an account's resources (keys and their limits, permalinks, styles,
@@ -40,7 +40,7 @@ const keyLimitsShape = {
 
 /** A new API key: POST /admin/accounts/:handle/keys, POST /dashboard/api/keys. */
 export const createKeySchema = z.object({
-  kind: z.enum(['secret', 'publishable']),
+  kind: z.enum(keyKinds),
   name: text(1, 100, { trim: true }),
   domains: z.array(domainEntry).max(100).default([]),
   ...keyLimitsShape,
@@ -110,3 +110,15 @@ export const failedJobsQuerySchema = z.object({
   limit: z.preprocess((v) => (v === undefined ? 50 : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), z.number().int().min(1).max(200)),
   cursor: z.string().max(200).optional(),
 });
+
+/** What every view of a key shows, whoever asks (the dashboard, the operator API). */
+export const keyIdentitySchema = z.object({
+  id: z.uuid(),
+  kind: z.enum(keyKinds),
+  name: z.string(),
+  domains: z.array(z.string()),
+});
+
+/** The monthly quota: units used, the plan's limit, and when the count starts again (a rolling monthly date). */
+export const quotaSchema = z.object({ used: z.int(), limit: z.int(), resetAt: z.iso.datetime({ offset: true }) });
+export type Quota = z.infer<typeof quotaSchema>;

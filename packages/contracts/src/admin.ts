@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keyIdentitySchema } from './account-resources';
 import { isStorableInstant } from './instant';
 import { plans } from './vocabulary';
 
@@ -64,13 +65,9 @@ export const adminAccountSchema = z
   })
   .meta({ id: 'AdminAccount' });
 
-export const adminCreatedKeySchema = z
-  .object({
-    id: z.uuid(),
+export const adminCreatedKeySchema = keyIdentitySchema
+  .extend({
     key: z.string().meta({ description: 'The key itself, shown this once; only its hash is stored', example: 'pk_live_3xT9...' }),
-    kind: z.enum(['secret', 'publishable']),
-    name: z.string(),
-    domains: z.array(z.string()),
     replaced: z.uuid().optional().meta({ description: 'On rotation: the key this one replaces, now revoked' }),
   })
   .meta({ id: 'AdminCreatedKey' });
@@ -78,13 +75,9 @@ export const adminCreatedKeySchema = z
 const budgetValue = z.number().int().nullable();
 
 /** A key's settings as the operator API shows them (never the key or its hash). */
-export const adminKeySchema = z
-  .object({
-    id: z.uuid(),
-    kind: z.enum(['secret', 'publishable']),
-    name: z.string(),
+export const adminKeySchema = keyIdentitySchema
+  .extend({
     hint: z.string().meta({ description: "The key's first characters" }),
-    domains: z.array(z.string()),
     budgetClientPerHour: budgetValue,
     budgetClientPerDay: budgetValue,
     budgetKeyPerHour: budgetValue,

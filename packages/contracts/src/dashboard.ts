@@ -66,11 +66,19 @@
  */
 import { z } from 'zod';
 import { adminFailedJobRetriedSchema, adminFailedJobSchema, adminStyleSchema } from './admin';
-import { type createCharacterSchema, createPermalinkSchema, patchCharacterSchema, type patchKeyLimitsSchema, type styleInputSchema } from './account-resources';
+import {
+  type createCharacterSchema,
+  createPermalinkSchema,
+  keyIdentitySchema,
+  patchCharacterSchema,
+  type patchKeyLimitsSchema,
+  quotaSchema,
+  type styleInputSchema,
+} from './account-resources';
 import { generateBodySchema, imageFormats } from './generate';
 import { decodeCursor } from './image-cursor';
 import { listBoundOf } from './list-bounds';
-import { instantResultSchema, styleTiers } from './responses';
+import { characterSchema, instantResultSchema, jobSchema, styleTiers } from './responses';
 import { text } from './text';
 import { plans, visualFamilies } from './vocabulary';
 
@@ -240,13 +248,9 @@ export const permalinkViewSchema = z.object({
 });
 export type PermalinkView = z.infer<typeof permalinkViewSchema>;
 
-export const keyViewSchema = z.object({
-  id: z.string(),
-  kind: z.enum(['secret', 'publishable']),
-  name: z.string(),
+export const keyViewSchema = keyIdentitySchema.extend({
   /** The key's first characters, e.g. "pk_live_Ab12". */
   prefix: z.string(),
-  domains: z.array(z.string()),
   createdAt: timestamp,
   lastUsedAt: timestamp.nullable(),
 });
@@ -280,15 +284,12 @@ export const keyCreatedSchema = z.object({
 });
 export type KeyCreated = z.infer<typeof keyCreatedSchema>;
 
-export const characterViewSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
+/** The public API's `Character`, with what the owner may also see and edit. */
+export const characterViewSchema = characterSchema.extend({
   specSheet: z.string().nullable(),
   behavior: z.enum(['match', 'lock']),
   lockedStyle: z.string().nullable(),
   lockedFamily: z.enum(visualFamilies).nullable(),
-  referenceCount: z.int(),
   createdAt: timestamp,
 });
 export type CharacterView = z.infer<typeof characterViewSchema>;
@@ -328,11 +329,9 @@ export const usageDaySchema = z.object({
 });
 export type UsageDay = z.infer<typeof usageDaySchema>;
 
-const quotaViewSchema = z.object({ used: z.int(), limit: z.int(), resetAt: timestamp });
-
 export const usageViewSchema = z.object({
   plan: z.enum(plans),
-  quota: quotaViewSchema,
+  quota: quotaSchema,
   rateLimit: z.object({ requestsPerMinute: z.int() }),
   /** One entry per day, oldest first, days with no events included. */
   daily: z.array(usageDaySchema),
@@ -361,7 +360,7 @@ export const playgroundAcceptedSchema = z.object({
   mode: z.literal('generate'),
   jobId: z.string(),
   /** The account's quota after this request, as X-Quota-* would say it. */
-  quota: quotaViewSchema,
+  quota: quotaSchema,
 });
 export type PlaygroundAccepted = z.infer<typeof playgroundAcceptedSchema>;
 
@@ -378,3 +377,46 @@ export type FailedJobPage = z.infer<typeof failedJobPageSchema>;
 /** A retry's new job: a fresh generation (quota counted), a cache hit or variant of a stored image, or a joined job in flight (the operator's retry, scoped to the account). */
 export const failedJobRetriedSchema = adminFailedJobRetriedSchema;
 export type FailedJobRetried = z.infer<typeof failedJobRetriedSchema>;
+
+export interface DashboardAnswer {
+  method: 'GET' | 'POST' | 'PATCH';
+  /** The route, `:name` for a path parameter. */
+  path: string;
+  /** When one route answers different shapes by status (the playground). */
+  status?: number;
+  schema: z.ZodType;
+}
+
+/** Every signed-in route's successful JSON answer, as listed above. The dashboard tests replay each answer they get through it. */
+export const dashboardAnswers: readonly DashboardAnswer[] = [
+  { method: 'POST', path: '/dashboard/api/sign-in', schema: signInRequestedSchema },
+  { method: 'POST', path: '/dashboard/api/sign-in/confirm', schema: sessionViewSchema },
+  { method: 'GET', path: '/dashboard/api/session', schema: sessionViewSchema },
+  { method: 'GET', path: '/dashboard/api/images', schema: imagePageSchema },
+  { method: 'GET', path: '/dashboard/api/images/:id', schema: imageDetailSchema },
+  { method: 'POST', path: '/dashboard/api/images/:id/pin', schema: imageDetailSchema },
+  { method: 'POST', path: '/dashboard/api/images/:id/unpin', schema: imageDetailSchema },
+  { method: 'POST', path: '/dashboard/api/images/:id/reject', schema: imageDetailSchema },
+  { method: 'POST', path: '/dashboard/api/images/:id/permalink', schema: permalinkViewSchema },
+  { method: 'POST', path: '/dashboard/api/images/:id/regenerate', schema: regenerateAcceptedSchema },
+  { method: 'GET', path: '/dashboard/api/jobs/:jobId', schema: jobSchema },
+  { method: 'GET', path: '/dashboard/api/permalinks', schema: z.object({ permalinks: z.array(permalinkViewSchema) }) },
+  { method: 'GET', path: '/dashboard/api/keys', schema: z.object({ keys: z.array(keyViewSchema) }) },
+  { method: 'POST', path: '/dashboard/api/keys', schema: keyCreatedSchema },
+  { method: 'GET', path: '/dashboard/api/keys/:id/limits', schema: keyLimitsViewSchema },
+  { method: 'PATCH', path: '/dashboard/api/keys/:id/limits', schema: keyLimitsViewSchema },
+  { method: 'POST', path: '/dashboard/api/keys/:id/rotate', schema: keyCreatedSchema },
+  { method: 'GET', path: '/dashboard/api/characters', schema: z.object({ characters: z.array(characterViewSchema) }) },
+  { method: 'POST', path: '/dashboard/api/characters', schema: characterViewSchema },
+  { method: 'PATCH', path: '/dashboard/api/characters/:id', schema: characterViewSchema },
+  { method: 'GET', path: '/dashboard/api/styles', schema: stylesViewSchema },
+  { method: 'POST', path: '/dashboard/api/styles', schema: ownStyleViewSchema },
+  { method: 'PATCH', path: '/dashboard/api/styles/:id', schema: ownStyleViewSchema },
+  { method: 'GET', path: '/dashboard/api/usage', schema: usageViewSchema },
+  { method: 'GET', path: '/dashboard/api/failed-jobs', schema: failedJobPageSchema },
+  { method: 'POST', path: '/dashboard/api/failed-jobs/:jobId/retry', schema: failedJobRetriedSchema },
+  { method: 'POST', path: '/dashboard/api/playground', status: 202, schema: playgroundAcceptedSchema },
+  { method: 'POST', path: '/dashboard/api/playground', status: 200, schema: playgroundMatchSchema },
+  { method: 'GET', path: '/dashboard/api/embed', schema: embedViewSchema },
+  { method: 'POST', path: '/dashboard/api/preview', schema: previewResultSchema },
+];

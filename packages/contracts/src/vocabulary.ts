@@ -15,4 +15,8 @@ export const visualFamilies = ['photographic', 'illustration', 'painterly', 'ske
 export type VisualFamily = (typeof visualFamilies)[number];
 
 /** The upper bound of any one publishable-key budget setting (a key with no practical limit). */
+/** The two kinds of API key: secret (servers) and publishable (pages). */
+export const keyKinds = ['secret', 'publishable'] as const;
+export type KeyKind = (typeof keyKinds)[number];
+
 export const MAX_BUDGET = 1_000_000;

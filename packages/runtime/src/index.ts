@@ -1,4 +1,4 @@
-export * from './config';
-export * from './logger';
-export * from './admin-token';
+export * from './config/config';
+export * from './observability/logger';
+export * from './config/admin-token';
 export * from './infrastructure';

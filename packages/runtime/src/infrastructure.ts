@@ -78,10 +78,10 @@ import {
 import { createModelRegistry, createPromptEmbedder, type ModelRegistry, sanitizeImageInput } from '@promptpix/models';
 import { createInProcessGenerationQueue, createMemoryJobStore, createRedisJobStore } from '@promptpix/queue';
 import { createLocalDiskStorage } from '@promptpix/storage';
-import { localModelConfigError, type Config } from './config';
-import type { Logger } from './logger';
+import { localModelConfigError, type Config } from './config/config';
+import type { Logger } from './observability/logger';
 import { createMailer } from './mail/mailer';
-import { countCacheHits, createMetrics, type Metrics } from './metrics';
+import { countCacheHits, createMetrics, type Metrics } from './observability/metrics';
 
 export interface Infrastructure {
   db: Database;

@@ -3,7 +3,7 @@
  * validates with and the page script shares, through type-only imports: a bundle of the SDK
  * never contains zod or the schemas.
  */
-import type { AgeBucket, GenerateBodyInput, ImageFormat, JobProgressEvent, JobView } from '@promptpix/contracts';
+import type { AgeBucket, GenerateBodyInput, ImageFormat, JobProgressEvent, JobView, Quota } from '@promptpix/contracts';
 
 export type {
   AgeBucket,
@@ -26,13 +26,8 @@ export type {
 /** Body of a generation (and of an instant match); `mode` is chosen by the method called. */
 export type GenerateInput = Omit<GenerateBodyInput, 'mode'>;
 
-/** The monthly generation quota as the X-Quota-* headers report it. */
-export interface QuotaInfo {
-  used: number;
-  limit: number;
-  /** ISO 8601 timestamp of the next reset (a rolling monthly date). */
-  resetAt: string;
-}
+/** The monthly generation quota as the X-Quota-* headers report it (`resetAt`: ISO 8601, the next reset). */
+export type QuotaInfo = Quota;
 
 export interface GenerateResult {
   jobId: string;

@@ -4,12 +4,14 @@ import { parseOrThrow } from '../http/validate';
 import { type AdminFailedJobPage, type AdminFailedJobRetried, failedJobsQuerySchema } from '@promptpix/contracts';
 import { listFailedJobs, retryFailedJob } from '../account-ops/failed-jobs';
 
+type Deps = Pick<GatewayDeps, 'accounts' | 'failedJobs' | 'generations' | 'logger' | 'models'>;
+
 /**
  * Operator API for jobs that failed for good (docs/operating/models.md, "Failed jobs"): the list,
  * newest first, filtered by account, model and time, and one retry per failed job. Mounted behind
  * the admin token by ./routes.ts.
  */
-export function failedJobAdminRoutes(deps: GatewayDeps, accountByHandle: (handle: string) => Promise<{ id: string }>) {
+export function failedJobAdminRoutes(deps: Deps, accountByHandle: (handle: string) => Promise<{ id: string }>) {
   const router = Router();
 
   router.get('/admin/api/v1/failed-jobs', async (req, res) => {

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { AppError, assertBaseStyleAllowed, fieldError, isUuid, maySignIn, type PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../deps';
+import type { RouteGroupDeps } from '../route-groups';
 import { parseOrThrow } from '../http/validate';
 import { adminAuth } from './admin-auth';
 import { BODY_LIMITS, jsonBody } from '../http/middleware/body';
@@ -51,7 +52,7 @@ const accountView = (a: Account): AdminAccount => ({
 const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === 'P2002';
 
 /** Operator API under /admin/api/v1 (DECISIONS, "Accounts, keys, operator surface"). */
-export function adminRoutes(deps: GatewayDeps) {
+export function adminRoutes(deps: RouteGroupDeps<'admin'>) {
   const router = Router();
   router.use('/admin/api/v1', adminAuth(deps.adminToken), jsonBody(BODY_LIMITS.admin));
 
@@ -213,7 +214,7 @@ export function adminRoutes(deps: GatewayDeps) {
   router.use(failedJobAdminRoutes(deps, accountByHandle));
 
   router.post('/admin/api/v1/library/seed', async (_req, res) => {
-    const result = await seedLibrary({ ...deps, now: deps.now });
+    const result = await seedLibrary(deps);
     deps.logger.info('library seed', result);
     res.status(result.seeded > 0 ? 201 : 200).json(result satisfies AdminLibrarySeed);
   });

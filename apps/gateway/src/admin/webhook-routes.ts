@@ -4,6 +4,8 @@ import type { GatewayDeps } from '../deps';
 import { type AdminWebhookDeliveries, type AdminWebhookDelivery, type AdminWebhookSecret, webhookDeliveriesQuerySchema } from '@promptpix/contracts';
 import { parseOrThrow } from '../http/validate';
 
+type Deps = Pick<GatewayDeps, 'logger' | 'webhookStore'>;
+
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 const deliveryView = (d: WebhookDelivery): AdminWebhookDelivery => ({
@@ -25,7 +27,7 @@ const deliveryView = (d: WebhookDelivery): AdminWebhookDelivery => ({
  * read, rotated on demand) and its delivery log. Mounted behind the admin token by ./routes.ts.
  * The secret is never logged.
  */
-export function webhookAdminRoutes(deps: GatewayDeps, accountByHandle: (handle: string) => Promise<{ id: string; handle: string }>) {
+export function webhookAdminRoutes(deps: Deps, accountByHandle: (handle: string) => Promise<{ id: string; handle: string }>) {
   const router = Router();
 
   router.get('/admin/api/v1/accounts/:handle/webhook-secret', async (req, res) => {

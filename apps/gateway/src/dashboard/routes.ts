@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { BODY_LIMITS, jsonBody } from '../http/middleware/body';
-import type { GatewayDeps } from '../deps';
+import type { RouteGroupDeps } from '../route-groups';
 import { dashboardApiRoutes } from './api/routes';
 import { signInRoutes } from './auth/routes';
 import { dashboardRateLimit } from './rate-limit';
@@ -11,7 +11,7 @@ import { dashboardPageRoutes } from './web/page-routes';
  * The account dashboard under /dashboard: the browser app's pages and assets, the sign-in
  * endpoints, and the JSON API the app calls (packages/contracts/src/dashboard.ts lists every route).
  */
-export function dashboardRoutes(deps: GatewayDeps) {
+export function dashboardRoutes(deps: RouteGroupDeps<'dashboard'>) {
   const router = Router();
   router.use('/dashboard/api', loadSession(deps));
   router.use('/dashboard/api/sign-in', jsonBody(BODY_LIMITS.public));

@@ -1,6 +1,28 @@
+import { isDeepStrictEqual } from 'node:util';
 import request from 'supertest';
 import type { Infrastructure } from '@promptpix/runtime';
-import { CSRF_HEADER, SESSION_COOKIE } from '@promptpix/contracts';
+import { CSRF_HEADER, type DashboardAnswer, dashboardAnswers, SESSION_COOKIE } from '@promptpix/contracts';
+
+const routes = dashboardAnswers.map((answer) => ({ answer, pattern: new RegExp(`^${answer.path.replace(/:[A-Za-z]+/g, '[^/]+')}$`) }));
+
+function dashboardAnswerFor(method: string, path: string, status: number): DashboardAnswer | undefined {
+  const bare = path.split('?')[0];
+  return routes.find(({ answer, pattern }) => answer.method === method && pattern.test(bare) && (answer.status ?? status) === status)?.answer;
+}
+
+/**
+ * A successful JSON answer of the signed-in API, checked against its schema in @promptpix/contracts
+ * (`dashboardAnswers`): it must parse and carry no field the schema does not state. Returns the problem, or null.
+ */
+export function dashboardAnswerProblem(method: string, path: string, status: number, contentType: string | undefined, body: unknown): string | null {
+  if (status < 200 || status >= 300 || !contentType?.startsWith('application/json')) return null;
+  const answer = dashboardAnswerFor(method, path, status);
+  if (!answer) return `${method} ${path} answered ${status} JSON, but dashboardAnswers lists no schema for it`;
+  const parsed = answer.schema.safeParse(body);
+  if (!parsed.success) return `${method} ${path}: the answer does not match its schema: ${parsed.error.message}`;
+  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(parsed.data)), body)) return `${method} ${path}: the answer carries fields its schema does not state`;
+  return null;
+}
 
 export interface DashboardTestSession {
   /** The Cookie header value. */
@@ -21,14 +43,20 @@ export async function dashboardSessionFor(service: { baseUrl: string; infra: Inf
   if (!account) throw new Error(`no account ${handle}`);
   const session = await service.infra.dashboardSessions.create(account.id, new Date(Date.now() + 86_400_000));
   const cookie = `${SESSION_COOKIE}=${session.token}`;
+  // Every answer is replayed through its schema: a handler that drifts from the contract fails the test that saw it.
+  const checked = (method: string, path: string, test: request.Test) =>
+    test.expect((res) => {
+      const problem = dashboardAnswerProblem(method, path, res.status, res.headers['content-type'], res.body);
+      if (problem) throw new Error(problem);
+    });
   const withHeaders = (test: request.Test) => test.set('Cookie', cookie).set(CSRF_HEADER, session.csrfToken);
   const agent = request(service.baseUrl);
   return {
     cookie,
     csrfToken: session.csrfToken,
-    get: (path) => withHeaders(agent.get(path)),
-    post: (path, body) => withHeaders(agent.post(path)).send(body as object),
-    patch: (path, body) => withHeaders(agent.patch(path)).send(body as object),
+    get: (path) => checked('GET', path, withHeaders(agent.get(path))),
+    post: (path, body) => checked('POST', path, withHeaders(agent.post(path)).send(body as object)),
+    patch: (path, body) => checked('PATCH', path, withHeaders(agent.patch(path)).send(body as object)),
     delete: (path) => withHeaders(agent.delete(path)),
   };
 }

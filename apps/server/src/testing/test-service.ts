@@ -12,7 +12,7 @@ import type { RequestListener } from 'node:http';
 import type { Express } from 'express';
 import winston from 'winston';
 import { createApp } from '@promptpix/gateway';
-import { buildGatewayDeps } from '@promptpix/gateway';
+import { buildGateway } from '@promptpix/gateway';
 import { startStylePreviews, type StylePreviews } from '@promptpix/gateway';
 import { startWorkers } from '@promptpix/worker';
 import type { ImageModel } from '@promptpix/core';
@@ -178,7 +178,7 @@ export async function startTestService(shape: Shape, env: Record<string, string>
   const consumer = options.worker === false ? null : startWorkers(infra, config, logger);
   const previews = config.stylePreviews ? startStylePreviews(infra, logger) : null;
   const lifecycle = createLifecycle();
-  const app = createApp(buildGatewayDeps(infra, config, logger, config.adminToken, () => previews?.current() ?? {}, lifecycle));
+  const app = createApp(buildGateway(infra, config, logger, config.adminToken, () => previews?.current() ?? {}, lifecycle));
   handler = app;
 
   async function admin(method: string, path: string, body?: unknown) {

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { bullQueueKeys, DEFAULT_QUEUE_NAME } from '@promptpix/queue';
-import { ENV_KEYS, loadConfig, requireSplitDeployment } from '../config';
+import { ENV_KEYS, loadConfig, requireSplitDeployment } from '../config/config';
 
 const ROOT = resolve(__dirname, '../../../..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');

@@ -7,7 +7,7 @@ import winston from 'winston';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { signInEmail, signInUrl } from '@promptpix/core';
-import { createLogger } from '../logger';
+import { createLogger } from '../observability/logger';
 import { createMailer, createOutboxMailer, createSmtpMailer } from './mailer';
 
 const TOKEN = 'tok_secret-0123456789abcdefABCDEF_xyz';

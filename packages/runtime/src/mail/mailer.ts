@@ -10,8 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Mailer, MailMessage } from '@promptpix/core';
-import type { Config } from '../config';
-import type { Logger } from '../logger';
+import type { Config } from '../config/config';
+import type { Logger } from '../observability/logger';
 
 export type MailConfig = Config['mail'];
 

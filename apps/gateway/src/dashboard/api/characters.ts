@@ -7,6 +7,8 @@ import { parseOrThrow } from '../../http/validate';
 import { createCharacterSchema, patchCharacterBodySchema, type CharacterView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 
+type Deps = Pick<GatewayDeps, 'characters' | 'maxCharactersPerAccount' | 'storage'>;
+
 type CharacterRow = Awaited<ReturnType<CharacterRepository['listForAccount']>>[number];
 
 const characterView = (c: CharacterRow): CharacterView => ({
@@ -25,7 +27,7 @@ const characterView = (c: CharacterRow): CharacterView => ({
 const notFound = () => new AppError('not_found', 'Character not found');
 
 /** The account's characters: the operator API's validation and reference storage. */
-export const characterRoutes = (deps: GatewayDeps) =>
+export const characterRoutes = (deps: Deps) =>
   Router()
     .get('/dashboard/api/characters', async (_req, res) => {
       const rows = await deps.characters.listForAccount(signedIn(res).account.id);

@@ -8,6 +8,8 @@ import { signedIn } from '../session';
 import { dashboardCaller } from './account';
 import { keyView } from './keys';
 
+type Deps = Pick<GatewayDeps, 'activeJobsPerKey' | 'apiKeys' | 'embed' | 'logger' | 'publicBaseUrl'>;
+
 /** The page script's snippet (packages/embed-client/README.md): the key goes in `data-key`. */
 export const snippetTemplate = (scriptUrl: string): string =>
   [`<script src="${scriptUrl}" data-key="{{KEY}}"></script>`, `<img data-service-prompt="a lighthouse at dusk" data-service-style="watercolor" alt="">`].join(
@@ -15,7 +17,7 @@ export const snippetTemplate = (scriptUrl: string): string =>
   );
 
 /** What a page needs to embed images, and a preview resolved as the page script would. */
-export const embedRoutes = (deps: GatewayDeps) =>
+export const embedRoutes = (deps: Deps) =>
   Router()
     .get('/dashboard/api/embed', async (_req, res) => {
       const keys = await deps.apiKeys.listActive(signedIn(res).account.id);

@@ -6,11 +6,13 @@ import { failedJobsQuerySchema, type FailedJobPage, type FailedJobRetried } from
 import { signedIn } from '../session';
 import { dashboardCaller } from './account';
 
+type Deps = Pick<GatewayDeps, 'accounts' | 'activeJobsPerKey' | 'failedJobs' | 'generations' | 'logger' | 'models'>;
+
 /**
  * The signed-in account's own failed jobs, with their reasons (the operator API's list, one
  * account), and the account's retry of one of them (the operator's retry, scoped to the account).
  */
-export const failedJobRoutes = (deps: GatewayDeps) =>
+export const failedJobRoutes = (deps: Deps) =>
   Router()
     .get('/dashboard/api/failed-jobs', async (req, res) => {
       const { account: _ignored, ...query } = parseOrThrow(failedJobsQuerySchema, req.query);

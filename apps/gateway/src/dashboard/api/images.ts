@@ -13,6 +13,24 @@ import { signedIn } from '../session';
 import { dashboardCaller } from './account';
 import { permalinkView } from './permalinks';
 
+type Deps = Pick<
+  GatewayDeps,
+  | 'activeJobsPerKey'
+  | 'characters'
+  | 'events'
+  | 'generations'
+  | 'imageFlags'
+  | 'images'
+  | 'invalidation'
+  | 'jobStore'
+  | 'models'
+  | 'permalinks'
+  | 'promptSafety'
+  | 'publicBaseUrl'
+  | 'storage'
+  | 'styleResolver'
+>;
+
 type ImageRow = NonNullable<Awaited<ReturnType<ImageRepository['findById']>>>;
 type Format = ImageSummary['format'];
 
@@ -43,13 +61,13 @@ const downloadOf = (deps: Pick<GatewayDeps, 'storage'>, image: ImageRow, label: 
 const notFound = () => new AppError('not_found', ErrorMessages.imageNotFound);
 
 /** One of the account's images, or a 404 (another account's, unknown, malformed id). */
-async function ownImage(deps: GatewayDeps, accountId: string, id: string) {
+async function ownImage(deps: Deps, accountId: string, id: string) {
   const image = isUuid(id) ? await deps.images.findOwnedWithPermalinks(id, accountId) : null;
   if (!image) throw notFound();
   return image;
 }
 
-async function detailOf(deps: GatewayDeps, accountId: string, id: string): Promise<ImageDetail> {
+async function detailOf(deps: Deps, accountId: string, id: string): Promise<ImageDetail> {
   const image = await ownImage(deps, accountId, id);
   const variants = await deps.images.variantsOf(image.id, accountId);
   return {
@@ -68,13 +86,13 @@ async function detailOf(deps: GatewayDeps, accountId: string, id: string): Promi
   };
 }
 
-const sendDetail = async (deps: GatewayDeps, res: Response, id: string) => {
+const sendDetail = async (deps: Deps, res: Response, id: string) => {
   res.setHeader('Cache-Control', 'no-store');
   res.json(await detailOf(deps, signedIn(res).account.id, id));
 };
 
 /** The dashboard's images (see @promptpix/contracts, dashboard.ts): the same flags, permalinks and generation service as the public and operator APIs. */
-export function imageRoutes(deps: GatewayDeps) {
+export function imageRoutes(deps: Deps) {
   const router = Router();
 
   router.get('/dashboard/api/images', async (req, res) => {

@@ -8,6 +8,8 @@ import { patchKeyLimitsSchema, type KeyCreated, type KeyLimitsView } from '@prom
 import { signedIn } from '../session';
 import { keyView } from './keys';
 
+type Deps = Pick<GatewayDeps, 'apiKeys' | 'budget' | 'invalidation' | 'logger' | 'maxKeysPerAccount' | 'now' | 'publishableBudget'>;
+
 const HISTORY_DAYS = 7;
 
 type Row = KeyLimits & { id: string; kind: string; signingSecret: string | null; budgetHitAt: Date | null };
@@ -16,7 +18,7 @@ type Row = KeyLimits & { id: string; kind: string; signingSecret: string | null;
  * A publishable key's budgets, signed mode and what it spent (docs/dashboard.md): the per-day
  * figures are the budget counters themselves, read in one call.
  */
-async function limitsView(deps: GatewayDeps, row: Row): Promise<KeyLimitsView> {
+async function limitsView(deps: Deps, row: Row): Promise<KeyLimitsView> {
   const today = Math.floor(deps.now().getTime() / DAY_MS);
   const days = Array.from({ length: HISTORY_DAYS }, (_, i) => today - HISTORY_DAYS + 1 + i);
   const counts = await deps.budget.read(days.map((day) => keyDayCounter(row.id, day * DAY_MS)));
@@ -36,13 +38,13 @@ async function limitsView(deps: GatewayDeps, row: Row): Promise<KeyLimitsView> {
 }
 
 /** Budgets and signed mode apply to publishable keys only; anything else of the account is a 404 here. */
-async function publishableKeyOf(deps: GatewayDeps, accountId: string, id: string): Promise<Row> {
+async function publishableKeyOf(deps: Deps, accountId: string, id: string): Promise<Row> {
   const row = isUuid(id) ? (await deps.apiKeys.listActive(accountId)).find((k) => k.id === id) : undefined;
   if (row?.kind !== 'publishable') throw new AppError('not_found', 'Key not found');
   return row;
 }
 
-export const keyLimitRoutes = (deps: GatewayDeps) =>
+export const keyLimitRoutes = (deps: Deps) =>
   Router()
     .get('/dashboard/api/keys/:id/limits', async (req, res) => {
       const row = await publishableKeyOf(deps, signedIn(res).account.id, req.params.id);

@@ -6,6 +6,8 @@ import { parseOrThrow } from '../../http/validate';
 import { createKeySchema, type KeyCreated, type KeyView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 
+type Deps = Pick<GatewayDeps, 'apiKeys' | 'invalidation' | 'logger' | 'maxKeysPerAccount'>;
+
 type KeyRow = Awaited<ReturnType<ApiKeyRepository['listActive']>>[number];
 
 export const keyView = (k: Pick<KeyRow, 'id' | 'kind' | 'name' | 'hint' | 'domains' | 'createdAt'> & { lastUsedAt?: Date | null }): KeyView => ({
@@ -19,7 +21,7 @@ export const keyView = (k: Pick<KeyRow, 'id' | 'kind' | 'name' | 'hint' | 'domai
 });
 
 /** The account's API keys: list the live ones, create (the key in clear this once), revoke. */
-export const keyRoutes = (deps: GatewayDeps) =>
+export const keyRoutes = (deps: Deps) =>
   Router()
     .get('/dashboard/api/keys', async (_req, res) => {
       const keys = await deps.apiKeys.listActive(signedIn(res).account.id);

@@ -7,6 +7,8 @@ import type { PermalinkView } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { escapeHtml } from '../../http/html';
 
+type Deps = Pick<GatewayDeps, 'permalinks' | 'publicBaseUrl' | 'storage'>;
+
 type PermalinkRow = Awaited<ReturnType<PermalinkRepository['listForAccount']>>[number];
 
 export function permalinkView(deps: Pick<GatewayDeps, 'publicBaseUrl' | 'storage'>, handle: string, row: PermalinkRow): PermalinkView {
@@ -23,7 +25,7 @@ export function permalinkView(deps: Pick<GatewayDeps, 'publicBaseUrl' | 'storage
 }
 
 /** GET /dashboard/api/permalinks: the account's permalinks with their images. */
-export const permalinkRoutes = (deps: GatewayDeps) =>
+export const permalinkRoutes = (deps: Deps) =>
   Router().get('/dashboard/api/permalinks', async (_req, res) => {
     const { account } = signedIn(res);
     const rows = await deps.permalinks.listForAccount(account.id);

@@ -9,12 +9,33 @@ import { playgroundBodySchema, type PlaygroundAccepted, type PlaygroundMatch } f
 import { signedIn } from '../session';
 import { dashboardCaller } from './account';
 
+type Deps = Pick<
+  GatewayDeps,
+  | 'activeJobsPerKey'
+  | 'cancellation'
+  | 'characters'
+  | 'credentials'
+  | 'generations'
+  | 'idempotency'
+  | 'instant'
+  | 'jobStore'
+  | 'logger'
+  | 'models'
+  | 'now'
+  | 'openStreams'
+  | 'promptSafety'
+  | 'queue'
+  | 'rateLimiter'
+  | 'styleResolver'
+  | 'webhookPrivateAddressesAllowed'
+>;
+
 /**
  * The playground: a generation as POST /api/v1/generate makes it (same checks, cache, quota and job
  * cap, through runGenerate), under the plan's rate limit in a bucket of the account's own, and the
  * job's progress as the public event stream tells it.
  */
-export const playgroundRoutes = (deps: GatewayDeps) =>
+export const playgroundRoutes = (deps: Deps) =>
   Router()
     .post('/dashboard/api/playground', async (req, res) => {
       const { account } = signedIn(res);

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { GatewayDeps } from '../../deps';
+import type { RouteGroupDeps } from '../../route-groups';
 import { characterRoutes } from './characters';
 import { embedRoutes } from './embed';
 import { imageRoutes } from './images';
@@ -12,7 +12,7 @@ import { usageRoutes } from './usage';
 import { failedJobRoutes } from './failed-jobs';
 
 /** The signed-in JSON API (see @promptpix/contracts, dashboard.ts); mounted behind session, CSRF and approval checks. */
-export function dashboardApiRoutes(deps: GatewayDeps) {
+export function dashboardApiRoutes(deps: RouteGroupDeps<'dashboard'>) {
   return Router().use(
     imageRoutes(deps),
     permalinkRoutes(deps),

@@ -9,6 +9,8 @@ import { signedIn } from '../session';
 import { presetLocked } from './preset-lock';
 import { createStyleSchema, patchStyleSchema } from '../../account-ops/style-schemas';
 
+type Deps = Pick<GatewayDeps, 'stylePreviews' | 'styles'>;
+
 type StyleRow = Awaited<ReturnType<StyleRepository['listOwn']>>[number];
 
 const ownStyleView = (s: StyleRow): OwnStyleView => ({
@@ -24,7 +26,7 @@ const ownStyleView = (s: StyleRow): OwnStyleView => ({
 const notFound = () => new AppError('not_found', 'Style not found');
 
 /** Presets (locked where the plan may not use them), the account's own styles and their CRUD. */
-export const styleRoutes = (deps: GatewayDeps) =>
+export const styleRoutes = (deps: Deps) =>
   Router()
     .get('/dashboard/api/styles', async (_req, res) => {
       const { account } = signedIn(res);

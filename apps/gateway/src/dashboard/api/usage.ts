@@ -6,8 +6,10 @@ import { usageQuerySchema, type UsageDay, type UsageView } from '@promptpix/cont
 import { signedIn } from '../session';
 import { usageCsv, usageDates, usageDays } from './usage-report';
 
+type Deps = Pick<GatewayDeps, 'eventStore' | 'events' | 'now' | 'quota'>;
+
 /** The account's counted events per UTC day, the JSON and the CSV alike. */
-async function dailyUsage(deps: GatewayDeps, req: Request, res: Response): Promise<UsageDay[]> {
+async function dailyUsage(deps: Deps, req: Request, res: Response): Promise<UsageDay[]> {
   const { days } = parseOrThrow(usageQuerySchema, req.query);
   const dates = usageDates(deps.now(), days);
   // Events are buffered in process: flushed first, as the operator's export does.
@@ -17,7 +19,7 @@ async function dailyUsage(deps: GatewayDeps, req: Request, res: Response): Promi
 }
 
 /** Plan, quota (as the public API's headers read it), rate limit, and daily counts as JSON or CSV. */
-export const usageRoutes = (deps: GatewayDeps) =>
+export const usageRoutes = (deps: Deps) =>
   Router()
     .get('/dashboard/api/usage', async (req, res) => {
       const daily = await dailyUsage(deps, req, res);

@@ -7,6 +7,8 @@ import { signInConfirmSchema, signInRequestSchema, type DashboardAccount, type S
 import { clearSessionCookie, dashboardOf, fromThisOrigin, openSession, requireCsrf, requireSession, signedIn, type DashboardAccountRow } from '../session';
 import { sendSignInEmail } from './mail';
 
+type Deps = Pick<GatewayDeps, 'accounts' | 'dashboard' | 'dashboardSessions' | 'logger' | 'mailer' | 'now' | 'publicBaseUrl' | 'rateLimiter' | 'signInLinks'>;
+
 export const SIGN_IN_REQUESTED: SignInRequested = { message: 'If an account uses that address, a sign-in link is on its way.' };
 export const SIGN_IN_ERRORS = {
   invalid: 'Invalid sign-in link',
@@ -36,7 +38,7 @@ function refuseCrossSite(req: Request, publicBaseUrl: string): void {
 }
 
 /** POST sign-in, POST sign-in/confirm, GET session, POST sign-out (see @promptpix/contracts, dashboard.ts). */
-export function signInRoutes(deps: GatewayDeps) {
+export function signInRoutes(deps: Deps) {
   const router = Router();
 
   router.post('/dashboard/api/sign-in', async (req, res: Response) => {

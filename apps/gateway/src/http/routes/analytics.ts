@@ -5,11 +5,13 @@ import { authenticate, authOf } from '../middleware/auth';
 import { rateLimit } from '../middleware/rate-limit';
 import { parseOrThrow } from '../validate';
 
+type Deps = Pick<GatewayDeps, 'credentials' | 'events' | 'now' | 'publishableIpRateLimit' | 'rateLimiter'>;
+
 /**
  * POST /api/v1/analytics/events: 202 at once. Events are buffered and written in batches off the
  * request path; when the store fails the batch is dropped and logged, the caller still got 202.
  */
-export const analyticsRoutes = (deps: GatewayDeps) =>
+export const analyticsRoutes = (deps: Deps) =>
   Router().post(
     '/api/v1/analytics/events',
     authenticate(deps.credentials, { allow: 'either' }),

@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import { serviceClientBundle } from '@promptpix/embed-client';
-import type { GatewayDeps } from '../../deps';
 import { sendPrebuilt } from '../send-prebuilt';
 
 /**
@@ -9,7 +8,7 @@ import { sendPrebuilt } from '../send-prebuilt';
  * accept it, with a strong ETag per representation and five minutes of caching, so a new
  * deployment reaches pages within five minutes.
  */
-export const clientScriptRoutes = (_deps: GatewayDeps) => {
+export const clientScriptRoutes = () => {
   const bundle = serviceClientBundle();
   return Router().get('/service-client.js', (req, res) => {
     // Any site may load it, also pages that isolate themselves (COEP) or load it with crossorigin/SRI.

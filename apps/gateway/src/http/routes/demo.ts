@@ -2,6 +2,8 @@ import { Router } from 'express';
 import type { GatewayDeps } from '../../deps';
 import { escapeHtml } from '../html';
 
+type Deps = Pick<GatewayDeps, 'demoPage' | 'publicBaseUrl'>;
+
 export interface DemoOptions {
   /** Serve GET /demo. Off in production. */
   enabled: boolean;
@@ -106,7 +108,7 @@ ${figure(`src="${FALLBACK_SVG}" data-service-prompt="a lighthouse on a rocky coa
  * GET /demo: a page that uses the page script, for trying a publishable key in development
  * (`/demo?key=pk_live_...`). Not mounted in production.
  */
-export const demoRoutes = (deps: GatewayDeps, options: DemoOptions = { enabled: deps.demoPage }) => {
+export const demoRoutes = (deps: Deps, options: DemoOptions = { enabled: deps.demoPage }) => {
   const router = Router();
   if (!options.enabled) return router;
   return router.get('/demo', (req, res) => {

@@ -5,8 +5,10 @@ import { authenticate, authOf, callerOf, publishableCallerOf } from '../middlewa
 import { rateLimit } from '../middleware/rate-limit';
 import { parseOrThrow } from '../validate';
 
+type Deps = Pick<GatewayDeps, 'activeJobsPerKey' | 'credentials' | 'embed' | 'logger' | 'now' | 'publishableBudget' | 'publishableIpRateLimit' | 'rateLimiter'>;
+
 /** POST /api/v1/embed/resolve: either key (browsers use a publishable one), rate limited. */
-export const embedRoutes = (deps: GatewayDeps) =>
+export const embedRoutes = (deps: Deps) =>
   Router().post(
     '/api/v1/embed/resolve',
     authenticate(deps.credentials, { allow: 'either' }),

@@ -9,6 +9,24 @@ import { authenticate, authOf, callerOf } from '../middleware/auth';
 import { rateLimit } from '../middleware/rate-limit';
 import { parseOrThrow } from '../validate';
 
+type Deps = Pick<
+  GatewayDeps,
+  | 'activeJobsPerKey'
+  | 'cancellation'
+  | 'characters'
+  | 'credentials'
+  | 'generations'
+  | 'idempotency'
+  | 'instant'
+  | 'logger'
+  | 'models'
+  | 'now'
+  | 'promptSafety'
+  | 'rateLimiter'
+  | 'styleResolver'
+  | 'webhookPrivateAddressesAllowed'
+>;
+
 export type GenerateOutcome = { mode: 'instant'; result: InstantResult } | ({ mode: 'generate' } & Started);
 
 /**
@@ -16,7 +34,7 @@ export type GenerateOutcome = { mode: 'instant'; result: InstantResult } | ({ mo
  * with a session): the same checks, instant match, cache, quota and job cap.
  */
 export async function runGenerate(
-  deps: GatewayDeps,
+  deps: Deps,
   account: QuotaAccount,
   caller: Caller,
   body: GenerateBody,
@@ -45,7 +63,7 @@ const publicAnswer = (outcome: GenerateOutcome): StoredResponse =>
     : { status: 202, headers: quotaHeaders(outcome.quota), body: { jobId: outcome.job.jobId, status: 'queued' } };
 
 /** POST /api/v1/generate: secret key; 202 with a job to poll (generate mode), 200 in instant mode; Idempotency-Key and Cancel-After honoured. */
-export const generateRoutes = (deps: GatewayDeps) =>
+export const generateRoutes = (deps: Deps) =>
   Router().post('/api/v1/generate', authenticate(deps.credentials, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
     const body = parseOrThrow(generateBodySchema, req.body);
     const auth = authOf(res);

@@ -5,6 +5,8 @@ import type { GatewayDeps } from '../../deps';
 import { redirectFound } from '../redirect';
 import { authenticate, authOf } from '../middleware/auth';
 
+type Deps = Pick<GatewayDeps, 'credentials' | 'events' | 'imageFlags' | 'images' | 'invalidation' | 'jobStore' | 'storage'>;
+
 const ONE_DAY = 24 * 3600;
 
 export type ImageFlag = 'pin' | 'unpin' | 'reject';
@@ -34,14 +36,14 @@ export async function applyImageFlag(
 }
 
 /** PATCH/DELETE …/pin and PATCH …/reject: one transaction each; another account's image is a 404. */
-const setFlag = (deps: GatewayDeps, flag: Flag) => async (req: Request, res: Response) => {
+const setFlag = (deps: Deps, flag: Flag) => async (req: Request, res: Response) => {
   const id = req.params.id as string;
   await applyImageFlag(deps, authOf(res).account.id, id, flag);
   res.json(FLAG_BODY[flag](id));
 };
 
 /** GET /api/v1/image/:id: secret key; 302 to the stable file address, cacheable for a day. */
-export const imageRoutes = (deps: GatewayDeps) =>
+export const imageRoutes = (deps: Deps) =>
   Router()
     .patch('/api/v1/image/:id/pin', authenticate(deps.credentials, { allow: 'secret' }), setFlag(deps, 'pin'))
     .delete('/api/v1/image/:id/pin', authenticate(deps.credentials, { allow: 'secret' }), setFlag(deps, 'unpin'))

@@ -221,8 +221,21 @@ describe.each(SHAPES)('cancellation and deadlines (%s)', (shape) => {
       now: Date.now,
       onStoreError: () => undefined,
     });
+    const { infra } = service;
     const processor = createGenerationProcessor({
-      ...service.infra,
+      model: infra.model,
+      models: infra.models,
+      breaker: infra.breaker,
+      failedJobs: infra.failedJobs,
+      storage: infra.storage,
+      images: infra.images,
+      permalinks: infra.permalinks,
+      quota: infra.quota,
+      events: infra.events,
+      singleFlight: infra.singleFlight,
+      activeJobs: infra.activeJobs,
+      invalidation: infra.invalidation,
+      accounts: infra.accounts,
       bulkhead,
       jobStore: cancelledUnderTheFailure,
       webhooks: service.infra.webhookNotifier,

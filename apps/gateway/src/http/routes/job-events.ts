@@ -5,6 +5,8 @@ import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf } from '../middleware/auth';
 import { JOB_ID, toJobView } from './jobs';
 
+type Deps = Pick<GatewayDeps, 'credentials' | 'jobStore' | 'logger' | 'openStreams' | 'queue'>;
+
 /**
  * How often an open stream reads the job (one job store read; the queue position too while
  * queued). Reading beats a push from the worker here: a queued job's position moves when
@@ -42,7 +44,7 @@ export const sseEventFrame = (event: string, data: unknown) => `event: ${event}\
  * Writes the job's state now and on each change until it finishes, disappears, the client leaves,
  * the stream is too old, or its key is revoked or its account changed (open-streams.ts).
  */
-function streamProgress(deps: GatewayDeps, req: Request, res: Response, owner: StreamOwner, first: JobRecord, read: () => Promise<JobRecord | null>): void {
+function streamProgress(deps: Deps, req: Request, res: Response, owner: StreamOwner, first: JobRecord, read: () => Promise<JobRecord | null>): void {
   const place = deps.openStreams.open(owner.keyId, owner.accountId, () => stop());
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
   let lastData = '';
@@ -100,7 +102,7 @@ export interface StreamOwner {
   keyId: string | null;
 }
 
-export async function serveJobEvents(deps: GatewayDeps, req: Request, res: Response, jobId: string, owner: StreamOwner): Promise<void> {
+export async function serveJobEvents(deps: Deps, req: Request, res: Response, jobId: string, owner: StreamOwner): Promise<void> {
   const read = async () => {
     const job = await deps.jobStore.get(jobId);
     return job?.accountId === owner.accountId ? job : null;
@@ -114,7 +116,7 @@ export async function serveJobEvents(deps: GatewayDeps, req: Request, res: Respo
 }
 
 /** GET /api/v1/job/:jobId/events: the job's status changes (and its backend's progress) as Server-Sent Events; auth and 404s as GET /api/v1/job/:jobId; never rate limited. */
-export const jobEventRoutes = (deps: GatewayDeps) =>
+export const jobEventRoutes = (deps: Deps) =>
   Router().get('/api/v1/job/:jobId/events', authenticate(deps.credentials, { allow: 'either' }), (req, res) =>
     serveJobEvents(deps, req, res, req.params.jobId as string, { accountId: authOf(res).account.id, keyId: authOf(res).keyId }),
   );

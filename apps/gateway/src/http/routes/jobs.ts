@@ -4,6 +4,8 @@ import { ErrorMessages } from '@promptpix/contracts';
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf } from '../middleware/auth';
 
+type Deps = Pick<GatewayDeps, 'credentials' | 'jobStore'>;
+
 // In core since webhooks send the same view.
 export { toJobView };
 
@@ -17,7 +19,7 @@ export async function findOwnJob(deps: Pick<GatewayDeps, 'jobStore'>, accountId:
 }
 
 /** GET /api/v1/job/:jobId: either key; reads only the job store; never rate limited. */
-export const jobRoutes = (deps: GatewayDeps) =>
+export const jobRoutes = (deps: Deps) =>
   Router().get('/api/v1/job/:jobId', authenticate(deps.credentials, { allow: 'either' }), async (req, res) => {
     const job = await findOwnJob(deps, authOf(res).account.id, req.params.jobId as string);
     const finished = job.status === 'completed' || job.status === 'failed';

@@ -20,6 +20,27 @@ import { parseOrThrow } from '../validate';
 import { holdForImage, type FinishedJob } from '../wait-for-job';
 import { servedModelOf } from './openai-models';
 
+type Deps = Pick<
+  GatewayDeps,
+  | 'activeJobsPerKey'
+  | 'cancellation'
+  | 'characters'
+  | 'credentials'
+  | 'findCached'
+  | 'generations'
+  | 'images'
+  | 'jobStore'
+  | 'metrics'
+  | 'models'
+  | 'now'
+  | 'promptSafety'
+  | 'quota'
+  | 'rateLimiter'
+  | 'renderWaitMs'
+  | 'storage'
+  | 'styleResolver'
+>;
+
 /** The body is read only after the key is known; this bounds it (a 2000-character prompt and negative prompt, escaped, fit). */
 export const OPENAI_BODY_LIMIT = '32kb';
 export const MAX_TAKES = 4;
@@ -96,7 +117,7 @@ export const openAiImagesResponseSchema = z.object({
 export type OpenAiImagesResponse = z.infer<typeof openAiImagesResponseSchema>;
 
 /** The generation request one body asks for, its checks passed (prompt screen, character, style and plan). */
-async function generationRequestOf(deps: GatewayDeps, auth: AuthContext, body: OpenAiImageRequest): Promise<GenerationRequest> {
+async function generationRequestOf(deps: Deps, auth: AuthContext, body: OpenAiImageRequest): Promise<GenerationRequest> {
   const model = servedModelOf(body.model ?? undefined, deps.models);
   const size = parseImageSize(body.size ?? 'auto');
   if ('error' in size) throw fieldError('size', size.error);
@@ -120,7 +141,7 @@ async function generationRequestOf(deps: GatewayDeps, auth: AuthContext, body: O
  * (another request spent the quota meanwhile) cancels the takes it started, which refunds them
  * while they are still queued.
  */
-async function startTakes(deps: GatewayDeps, auth: AuthContext, request: GenerationRequest, n: number): Promise<Started[]> {
+async function startTakes(deps: Deps, auth: AuthContext, request: GenerationRequest, n: number): Promise<Started[]> {
   const { account } = auth;
   const takes = seedsOfTakes(n, request.seed, () => randomInt(0, 2 ** 32)).map((seed) => ({ ...request, seed }));
   const candidates = await Promise.all(takes.map((take) => deps.findCached(cacheKeyOf(account.id, take))));
@@ -145,7 +166,7 @@ async function startTakes(deps: GatewayDeps, auth: AuthContext, request: Generat
 }
 
 /** One take as OpenAI's image object: its URL, or its file base64-encoded. */
-async function imageOf(deps: GatewayDeps, job: FinishedJob, format: 'url' | 'b64_json') {
+async function imageOf(deps: Deps, job: FinishedJob, format: 'url' | 'b64_json') {
   if (format === 'url') return { url: job.imageUrl };
   const image = await deps.images.findById(job.imageId);
   const file = image && (await deps.storage.get(image.storageKey));
@@ -158,7 +179,7 @@ async function imageOf(deps: GatewayDeps, job: FinishedJob, format: 'url' | 'b64
  * the same generation service as generate and render, answered synchronously with render's
  * bounded wait. Secret key; the body (32 kB at most) is read only once the key is known.
  */
-export const openAiImageRoutes = (deps: GatewayDeps) =>
+export const openAiImageRoutes = (deps: Deps) =>
   Router().post(
     '/v1/images/generations',
     authenticate(deps.credentials, { allow: 'secret', bodyLimit: OPENAI_BODY_LIMIT }),

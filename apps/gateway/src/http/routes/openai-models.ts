@@ -5,6 +5,8 @@ import type { GatewayDeps } from '../../deps';
 import type { ServedModels } from '../model-choice';
 import { authenticate } from '../middleware/auth';
 
+type Deps = Pick<GatewayDeps, 'credentials' | 'models' | 'now'>;
+
 /** One entry of GET /v1/models, in OpenAI's Model shape. */
 export const openAiModelSchema = z.object({
   id: z.string().meta({ description: 'What to pass as `model`', example: 'procedural' }),
@@ -43,7 +45,7 @@ export function servedModelOf(id: string | undefined, models: ServedModels): str
 }
 
 /** GET /v1/models and GET /v1/models/:id (DECISIONS, "OpenAI-compatible surface"): secret key, OpenAI's list and model shapes; errors as openai-errors.ts answers them. */
-export const openAiModelRoutes = (deps: GatewayDeps) => {
+export const openAiModelRoutes = (deps: Deps) => {
   const created = Math.floor(deps.now().getTime() / 1000);
   return Router()
     .get('/v1/models', authenticate(deps.credentials, { allow: 'secret' }), (_req, res) => {

@@ -4,6 +4,8 @@ import { ErrorMessages } from '@promptpix/contracts';
 import type { GatewayDeps } from '../../deps';
 import { redirectFound } from '../redirect';
 
+type Deps = Pick<GatewayDeps, 'events' | 'permalinkCache' | 'storage'>;
+
 const NAME = /^[A-Za-z0-9._~-]{1,200}$/;
 
 /**
@@ -11,7 +13,7 @@ const NAME = /^[A-Za-z0-9._~-]{1,200}$/;
  * send no Origin on image loads, so the domain check reads the Referer. 302 with no-cache
  * because the answer rotates. Served from the in-process permalink cache.
  */
-export const permalinkRoutes = (deps: GatewayDeps) =>
+export const permalinkRoutes = (deps: Deps) =>
   Router().get('/api/img/:handle/:name', async (req, res) => {
     const { handle, name } = req.params;
     const decision = NAME.test(handle) && NAME.test(name) ? await deps.permalinkCache.serve(handle, name, req.get('referer')) : { kind: 'not_found' as const };

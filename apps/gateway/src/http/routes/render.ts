@@ -10,6 +10,26 @@ import { redirectFound } from '../redirect';
 import { parseOrThrow } from '../validate';
 import { holdForImage } from '../wait-for-job';
 
+type Deps = Pick<
+  GatewayDeps,
+  | 'activeJobsPerKey'
+  | 'characters'
+  | 'credentials'
+  | 'events'
+  | 'findCached'
+  | 'generations'
+  | 'images'
+  | 'jobStore'
+  | 'models'
+  | 'now'
+  | 'promptSafety'
+  | 'rateLimiter'
+  | 'recentQuota'
+  | 'renderWaitMs'
+  | 'storage'
+  | 'styleResolver'
+>;
+
 function redirect(res: Response, url: string) {
   // Short: a rejected image must stop being served soon.
   res.setHeader('Cache-Control', 'private, max-age=60');
@@ -21,7 +41,7 @@ function redirect(res: Response, url: string) {
  * starts or joins the generation and is held until it completes (RENDER_WAIT_MS), then 302;
  * still running → 503 + Retry-After with the jobId. Out of quota: any image of the exact prompt.
  */
-export const renderRoutes = (deps: GatewayDeps) =>
+export const renderRoutes = (deps: Deps) =>
   Router().get('/api/v1/render', authenticate(deps.credentials, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
     const query = parseOrThrow(renderQuerySchema, req.query);
     const model = chosenModel(deps.models, query.model);

@@ -3,6 +3,8 @@ import { STYLE_PRESETS, tierAllows } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf } from '../middleware/auth';
 
+type Deps = Pick<GatewayDeps, 'credentials' | 'logger' | 'stylePreviews' | 'styles'>;
+
 /** Styles lists: an hour fresh, a day stale (spec, Durations). */
 const CACHE = 'max-age=3600, stale-while-revalidate=86400';
 
@@ -23,7 +25,7 @@ export const publicStyleEntries = (previews: Record<string, string>) =>
  * allows. When own styles cannot be read the answer is the presets alone, never a 500.
  * GET /api/v1/styles/public (no key): every preset with category, tier and preview.
  */
-export const styleRoutes = (deps: GatewayDeps) =>
+export const styleRoutes = (deps: Deps) =>
   Router()
     .get('/api/v1/styles/public', (_req, res) => {
       const styles = publicStyleEntries(deps.stylePreviews());

@@ -5,13 +5,13 @@
  * gateway out of its Service at once.
  */
 import type { BackendHealth } from '@promptpix/core';
-import type { Infrastructure } from './infrastructure';
+import type { Infrastructure } from '../infrastructure';
 import { createLogThrottle } from './log-throttle';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import type { CheckResult, DependencyStatus } from './dependency-answer';
 import { replaceScrapedGauge } from './scraped-gauge';
-import { TimeoutError, withTimeout } from './timeout';
+import { TimeoutError, withTimeout } from '../process/timeout';
 
 export { statusAnswer, type CheckResult, type DependencyStatus } from './dependency-answer';
 

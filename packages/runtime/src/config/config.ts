@@ -21,7 +21,7 @@ import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from '@promptpix/core';
 import type { BackendLimitSettings, EmbedderConfig, ModelConfig, ModelEntry } from '@promptpix/models';
 import { LocalModelDirError, locateLocalModel, type LocalModelFiles } from '@promptpix/models';
 import { ModelsFileError, parseModelsFile } from './models-file';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-server';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../process/http-server';
 
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
 const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>

@@ -20,11 +20,11 @@ import {
   type QueueDepth,
 } from '@promptpix/core';
 import { statusAnswer, type DependencyStatus } from './dependency-answer';
-import { withTimeout } from './timeout';
-import { readinessAnswer, type Lifecycle } from './lifecycle';
+import { withTimeout } from '../process/timeout';
+import { readinessAnswer, type Lifecycle } from '../process/lifecycle';
 import { replaceScrapedGauge } from './scraped-gauge';
-import type { HttpLimits } from './http-server';
-import { listen, type RunningServer } from './process';
+import type { HttpLimits } from '../process/http-server';
+import { listen, type RunningServer } from '../process/process';
 
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const JOB_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];

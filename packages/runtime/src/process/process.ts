@@ -1,7 +1,7 @@
 import type { RequestListener, Server } from 'node:http';
-import { ConfigError } from './config';
+import { ConfigError } from '../config/config';
 import { createHttpServer, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-server';
-import type { Logger } from './logger';
+import type { Logger } from '../observability/logger';
 
 export interface RunningServer {
   server: Server;

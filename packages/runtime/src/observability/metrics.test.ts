@@ -1,6 +1,6 @@
 import { AppError, type EventRecorder, type GenerationService, type ImageModel, type QueueDepth } from '@promptpix/core';
 import { dependencyCheck } from './dependency-status';
-import { createLifecycle } from './lifecycle';
+import { createLifecycle } from '../process/lifecycle';
 import { countCacheHits, createMetrics, instrumentGenerationJobs, instrumentGenerations, instrumentModel, metricsAuthorized, startOpsServer } from './metrics';
 
 const text = async (metrics: ReturnType<typeof createMetrics>) => (await metrics.scrape()).body;
