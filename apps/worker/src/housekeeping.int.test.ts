@@ -1,9 +1,23 @@
 import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import winston from 'winston';
-import { createDashboardSessionRepository, createFailedJobRepository, createSignInLinkRepository, createWebhookRepository, type Database } from '@promptpix/db';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createUploadService } from '@promptpix/core';
+import {
+  createDashboardSessionRepository,
+  createFailedJobRepository,
+  createImageRepository,
+  createSignInLinkRepository,
+  createUploadRepository,
+  createWebhookRepository,
+  type Database,
+} from '@promptpix/db';
+import { sanitizeImageInput } from '@promptpix/models';
 import { bothDatabases } from '@promptpix/db/testing';
-import { createLogger } from '@promptpix/runtime';
+import { createLogger, createStorage } from '@promptpix/runtime';
+import sharp from 'sharp';
 import { housekeepingTasks, startHousekeeping, type HousekeepingTask } from './housekeeping';
 
 const NOW = new Date('2026-11-23T12:00:00Z');
@@ -85,7 +99,33 @@ describe.each(bothDatabases)('housekeeping (%s)', (_name, open) => {
     });
     await db.prisma.failedJob.createMany({ data: [failedJob(31), failedJob(29)] });
 
+    // Uploads: made a day and a half ago (expired) and an hour ago (live), each with its file.
+    const files = mkdtempSync(join(tmpdir(), 'housekeeping-files-'));
+    const storage = await createStorage({ kind: 'local', root: files, publicBaseUrl: 'http://localhost' });
+    let clock = hoursAgo(36);
+    const uploads = createUploadService({
+      uploads: createUploadRepository(db.prisma),
+      images: createImageRepository(db.prisma, db.sql),
+      storage,
+      sanitize: sanitizeImageInput,
+      budgetBytes: 1024 * 1024,
+      ttlHours: 24,
+      now: () => clock,
+      newId: randomUUID,
+    });
+    const png = (colour: string) =>
+      sharp({ create: { width: 8, height: 8, channels: 3, background: colour } })
+        .png()
+        .toBuffer();
+    const old = (await uploads.upload(gone.id, await png('#ff0000'))).upload;
+    clock = hoursAgo(1);
+    const recent = (await uploads.upload(gone.id, await png('#00ff00'))).upload;
+    const keyOf = async (id: string) => (await db.prisma.upload.findUniqueOrThrow({ where: { id } })).storageKey;
+    const [oldKey, recentKey] = [await keyOf(old.id), await keyOf(recent.id)];
+    expect(oldKey).toMatch(new RegExp(`^uploads/${gone.id}/[0-9a-f]{64}\\.png$`));
+
     const infra = {
+      uploads,
       failedJobs: createFailedJobRepository(db.prisma, { retentionDays: 30, now: () => NOW }),
       dashboardSessions: createDashboardSessionRepository(db.prisma),
       signInLinks: createSignInLinkRepository(db.prisma),
@@ -99,16 +139,21 @@ describe.each(bothDatabases)('housekeeping (%s)', (_name, open) => {
         'stale sign-in links': 2,
         'webhook log past its window': 3,
         'failed jobs past FAILED_JOB_DAYS': 1,
+        'expired uploads': 1,
       });
       expect(await housekeeping.runNow()).toEqual({
         'expired dashboard sessions': 0,
         'stale sign-in links': 0,
         'webhook log past its window': 0,
         'failed jobs past FAILED_JOB_DAYS': 0,
+        'expired uploads': 0,
       });
     } finally {
       await housekeeping.close();
     }
+    expect((await db.prisma.upload.findMany({ select: { id: true } })).map((u) => u.id)).toEqual([recent.id]);
+    expect([await storage.exists(oldKey), await storage.exists(recentKey)]).toEqual([false, true]);
+    rmSync(files, { recursive: true, force: true });
 
     const sessions = await db.prisma.dashboardSession.findMany({ select: { accountId: true } });
     expect(sessions).toEqual([{ accountId: active.id }]);

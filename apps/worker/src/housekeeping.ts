@@ -1,6 +1,7 @@
 /**
  * Deletes the rows that per-account pruning never reaches: dashboard sessions and sign-in links of
- * accounts that never sign in again, and the webhook log of accounts that get no more webhooks.
+ * accounts that never sign in again, the webhook log of accounts that get no more webhooks, and
+ * uploads nobody used for UPLOAD_TTL_HOURS (their files too).
  * Every worker process runs it hourly; the deletes are idempotent, so replicas only repeat work.
  */
 import type { LibraryIndexer } from '@promptpix/core';
@@ -16,11 +17,17 @@ export const HOUSEKEEPING_INTERVAL_MS = 3_600_000;
 /** The first pass waits a little, so a starting process does its real work first. */
 const FIRST_PASS_DELAY_MS = 60_000;
 
-export const housekeepingTasks = (infra: Pick<Infrastructure, 'dashboardSessions' | 'signInLinks' | 'webhookStore' | 'failedJobs'>): HousekeepingTask[] => [
+export const housekeepingTasks = (
+  infra: Pick<Infrastructure, 'dashboardSessions' | 'signInLinks' | 'webhookStore' | 'failedJobs'> & {
+    uploads: Pick<Infrastructure['uploads'], 'removeExpired'>;
+  },
+): HousekeepingTask[] => [
   { name: 'expired dashboard sessions', run: (now) => infra.dashboardSessions.removeExpired(now) },
   { name: 'stale sign-in links', run: (now) => infra.signInLinks.removeStale(now) },
   { name: 'webhook log past its window', run: () => infra.webhookStore.pruneLog() },
   { name: 'failed jobs past FAILED_JOB_DAYS', run: (now) => infra.failedJobs.prune(now) },
+  // Rows, then their files: an upload expires UPLOAD_TTL_HOURS after its last use.
+  { name: 'expired uploads', run: (now) => infra.uploads.removeExpired(now) },
 ];
 
 /** How often the worker embeds library images that have no meaning vector yet. */

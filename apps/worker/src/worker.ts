@@ -13,7 +13,13 @@ import { logRetriedAttempts } from './attempt-log';
 export function startGenerationWorker(infra: Infrastructure, config: Config, logger: Logger): QueueConsumer {
   // Long-running process: don't let libvips keep decoded images around between jobs.
   sharp.cache(false);
-  const model = { ...instrumentModel(infra.model, infra.metrics), prepareReference: infra.model.prepareReference?.bind(infra.model) };
+  const model = {
+    ...instrumentModel(infra.model, infra.metrics),
+    prepareReference: infra.model.prepareReference?.bind(infra.model),
+    upscale: infra.model.upscale?.bind(infra.model),
+    transparentBackground: infra.model.transparentBackground,
+    edits: infra.model.edits,
+  };
   const characters = createCharacterReferences({ characters: infra.characters, storage: infra.storage, model, singleFlight: infra.singleFlight, logger });
   // Each backend's calls in flight: this process's, and (leases in Redis) every worker's together.
   let lastStoreError = 0;

@@ -106,6 +106,7 @@ export async function runDbPaths(ctx: Ctx, inputs: DbPathInputs, n = 300): Promi
     seed: null,
     negativePrompt: null,
     model: null,
+    inputKey: null,
   }));
   const renderKey = {
     accountId: inputs.render.accountId,
@@ -116,6 +117,7 @@ export async function runDbPaths(ctx: Ctx, inputs: DbPathInputs, n = 300): Promi
     seed: null,
     negativePrompt: null,
     model: null,
+    inputKey: null,
   };
   const cases: Array<[string, string, () => Promise<unknown>]> = [
     ['permalink serve', 'Prisma, as today (findForServing)', () => permalinks.findForServing(inputs.permalink.handle, inputs.permalink.name)],

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Background, EditInputRef } from './image-inputs';
 import { text } from './text';
 import { webhookUrlSchema } from './webhook';
 
@@ -92,6 +93,13 @@ export interface GenerationRequest {
   negativePrompt?: string;
   /** The model id the caller chose; absent for the default model (docs/operating/models.md). */
   model?: string;
+  /**
+   * An edit (issue #31): the stored inputs it starts from, resolved from the caller's ids by the
+   * upload service. `strength` then says how far the result may depart from the input.
+   */
+  edit?: EditInputRef;
+  /** `transparent`: an alpha background where the model can draw one; absent is `auto`. */
+  background?: Background;
 }
 
 const queryInt = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), schema);

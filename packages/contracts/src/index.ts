@@ -11,3 +11,4 @@ export * from './account-resources';
 export * from './image-cursor';
 export * from './dashboard';
 export * from './admin';
+export * from './image-inputs';

@@ -1,4 +1,4 @@
-import { MAX_DERIVED_PER_IMAGE, cacheKeyOf, cacheKeyString, decideFromCache, flightKeyOf, mayDerive, type CachedImage } from './render-cache';
+import { MAX_DERIVED_PER_IMAGE, cacheKeyOf, cacheKeyString, decideFromCache, flightKeyOf, inputKeyOf, mayDerive, type CachedImage } from './render-cache';
 
 let n = 0;
 const image = (o: Partial<CachedImage>): CachedImage => ({
@@ -77,6 +77,7 @@ describe('cache keys', () => {
       seed: null,
       negativePrompt: null,
       model: null,
+      inputKey: null,
     });
     expect(cacheKeyOf('a', { prompt: 'cat', seed: 0, negativePrompt: ' no  dogs ' })).toMatchObject({ seed: 0, negativePrompt: 'no dogs' });
   });
@@ -115,5 +116,56 @@ describe('cache keys', () => {
     const key = cacheKeyOf('acc', { prompt: 'cat' });
     expect(flightKeyOf(key, wanted)).not.toBe(flightKeyOf(cacheKeyOf('other', { prompt: 'cat' }), wanted));
     expect(flightKeyOf(key, wanted)).not.toBe(flightKeyOf(key, { ...wanted, format: 'png' }));
+  });
+});
+
+describe('the cache key of an edit or a background (inputKeyOf)', () => {
+  const input = (sha: string, uploadId?: string) => ({
+    storageKey: `uploads/acc/${sha}.png`,
+    sha256: sha,
+    width: 64,
+    height: 64,
+    ...(uploadId && { uploadId }),
+  });
+  const photo = input('a'.repeat(64), 'upload-1');
+  const sketch = input('b'.repeat(64));
+  const mask = input('c'.repeat(64), 'upload-2');
+  const edit = { prompt: 'a hat', strength: 0.6, edit: { images: [photo], mask } };
+
+  it.each<[string, Parameters<typeof inputKeyOf>[0], null]>([
+    ['a plain prompt', {}, null],
+    ['background auto is a plain prompt', { background: 'auto' }, null],
+    ['style strength alone is no input', { strength: 0.3 }, null],
+  ])('%s has no input key', (_name, request, key) => {
+    expect(inputKeyOf(request)).toBe(key);
+  });
+
+  it.each([
+    ['the same edit twice', edit, { ...edit }, true],
+    [
+      'the same bytes uploaded again (another upload id, same content hash)',
+      edit,
+      { ...edit, edit: { images: [input('a'.repeat(64), 'upload-9')], mask } },
+      true,
+    ],
+    ['an edit and the plain prompt', edit, { prompt: 'a hat', strength: 0.6 }, false],
+    ['another input image', edit, { ...edit, edit: { images: [sketch], mask } }, false],
+    ['with and without the mask', edit, { ...edit, edit: { images: [photo] } }, false],
+    ['another mask', edit, { ...edit, edit: { images: [photo], mask: input('d'.repeat(64)) } }, false],
+    ['a reference image added', edit, { ...edit, edit: { images: [photo, sketch], mask } }, false],
+    ['the references in another order', { ...edit, edit: { images: [photo, sketch] } }, { ...edit, edit: { images: [sketch, photo] } }, false],
+    ['another strength', edit, { ...edit, strength: 0.9 }, false],
+    ['a transparent background', edit, { ...edit, background: 'transparent' as const }, false],
+    ['transparent and plain', { prompt: 'a hat', background: 'transparent' as const }, { prompt: 'a hat' }, false],
+    ['transparent and opaque', { prompt: 'a hat', background: 'transparent' as const }, { prompt: 'a hat', background: 'opaque' as const }, false],
+    ['a mask’s hash passed as an image instead', { ...edit, edit: { images: [photo, mask] } }, edit, false],
+  ])('%s: same key %s', (_name, a, b, same) => {
+    expect(cacheKeyString(cacheKeyOf('acc', a)) === cacheKeyString(cacheKeyOf('acc', b))).toBe(same);
+    expect(flightKeyOf(cacheKeyOf('acc', a), wanted) === flightKeyOf(cacheKeyOf('acc', b), wanted)).toBe(same);
+  });
+
+  it('an edit’s key is a digest, and the same edit by another account is another key', () => {
+    expect(inputKeyOf(edit)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(cacheKeyString(cacheKeyOf('acc', edit))).not.toBe(cacheKeyString(cacheKeyOf('other', edit)));
   });
 });

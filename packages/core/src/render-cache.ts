@@ -15,11 +15,32 @@ export interface CacheKey {
   negativePrompt: string | null;
   /** The model id when not the default (null): an image of one model is no cache hit for another. */
   model: string | null;
+  /**
+   * What the image is made from besides the text (`inputKeyOf`): an edit's inputs, mask and
+   * strength, a background asked for; null for a plain generation, so none of those matches one.
+   */
+  inputKey: string | null;
+}
+
+/**
+ * The part of the cache key an edit or a background adds: a digest of the inputs' and mask's
+ * content hashes (in order), the strength of an edit, and the background; null when the request
+ * has none of them (a plain generation, as every image made before edits existed). Content hashes,
+ * not ids: the same bytes uploaded again are the same edit.
+ */
+export function inputKeyOf(request: Pick<GenerationRequest, 'edit' | 'background'> & { strength?: number }): string | null {
+  const { edit } = request;
+  const background = request.background ?? 'auto';
+  if (!edit && background === 'auto') return null;
+  const parts = edit ? [edit.images.map((i) => i.sha256), edit.mask?.sha256 ?? null, request.strength ?? 1, background] : [null, null, null, background];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 }
 
 export const cacheKeyOf = (
   accountId: string,
-  request: Pick<GenerationRequest, 'prompt' | 'style' | 'character' | 'ageBucket' | 'seed' | 'negativePrompt' | 'model'>,
+  request: Pick<GenerationRequest, 'prompt' | 'style' | 'character' | 'ageBucket' | 'seed' | 'negativePrompt' | 'model' | 'edit' | 'background'> & {
+    strength?: number;
+  },
 ): CacheKey => ({
   accountId,
   normalizedPrompt: normalizePrompt(request.prompt),
@@ -30,6 +51,7 @@ export const cacheKeyOf = (
   seed: request.seed ?? null,
   negativePrompt: request.negativePrompt === undefined ? null : normalizePrompt(request.negativePrompt),
   model: request.model ?? null,
+  inputKey: inputKeyOf(request),
 });
 
 /**
@@ -37,7 +59,7 @@ export const cacheKeyOf = (
  * separates the parts and \u0001 stands for a missing one.
  */
 export const cacheKeyString = (k: CacheKey): string =>
-  `${k.accountId}\0${k.normalizedPrompt}\0${k.style ?? '\u0001'}\0${k.characterId ?? '\u0001'}\0${k.ageBucket ?? '\u0001'}\0${k.seed ?? '\u0001'}\0${k.negativePrompt ?? '\u0001'}\0${k.model ?? '\u0001'}`;
+  `${k.accountId}\0${k.normalizedPrompt}\0${k.style ?? '\u0001'}\0${k.characterId ?? '\u0001'}\0${k.ageBucket ?? '\u0001'}\0${k.seed ?? '\u0001'}\0${k.negativePrompt ?? '\u0001'}\0${k.model ?? '\u0001'}\0${k.inputKey ?? '\u0001'}`;
 
 /** Short stable id of a cache key plus variant, for single-flight keys. */
 export const flightKeyOf = (key: CacheKey, variant: Variant): string =>
@@ -52,6 +74,7 @@ export const flightKeyOf = (key: CacheKey, variant: Variant): string =>
         key.seed,
         key.negativePrompt,
         key.model,
+        key.inputKey,
         variant.width,
         variant.height,
         variant.format,
@@ -90,6 +113,7 @@ export const cacheKeysOfRow = (accountId: string, row: CachedImageWithKey): [Cac
     ageBucket: row.ageBucket,
     negativePrompt: row.negativePrompt,
     model: row.model,
+    inputKey: row.inputKey,
   };
   return [
     { ...base, seed: null },

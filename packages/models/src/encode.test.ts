@@ -14,6 +14,21 @@ describe('encodeImage', () => {
     expect(encoded.key).toMatch(/^images\/[0-9a-f]{64}\.webp$/);
   });
 
+  it.each([
+    ['png', true],
+    ['webp', true],
+    ['jpeg', false],
+  ] as const)('a transparent background in %s: alpha kept: %s (JPEG flattens it onto white, not black)', async (format, alpha) => {
+    const transparent = await sharp({ create: { width: 32, height: 32, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .png()
+      .toBuffer();
+    const encoded = await encodeImage(transparent, { width: 32, height: 32, format });
+    const { data, info } = await sharp(encoded.data).raw().toBuffer({ resolveWithObject: true });
+    expect(info.channels === 4).toBe(alpha);
+    if (alpha) expect(data[3]).toBe(0);
+    else expect([...data.subarray(0, 3)].every((channel) => channel >= 250)).toBe(true);
+  });
+
   const broken: Array<[string, () => Promise<Buffer>, RegExp]> = [
     ['a truncated PNG', async () => (await png(64, 64)).subarray(0, 4000), /^the image cannot be decoded \(vipspng: libpng read error\)$/],
     [

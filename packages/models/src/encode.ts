@@ -17,14 +17,16 @@ export class ImageDecodeError extends Error {
   override name = 'ImageDecodeError';
 }
 
-/** Cover-crops to exactly width×height and encodes. A broken input fails here, not the process. */
+/** Cover-crops to exactly width×height and encodes (alpha kept in PNG and WebP, flattened onto white in JPEG). A broken input fails here, not the process. */
 export async function encodeImage(input: Buffer, target: { width: number; height: number; format: ImageFormat }): Promise<EncodedImage> {
   const pipeline = loadSharp()(input, { failOn: 'error' }).resize(target.width, target.height, { fit: 'cover', position: 'attention' });
+  // PNG and WebP keep an alpha channel (a transparent background); JPEG has none, so transparency
+  // is flattened onto white (libvips would otherwise make it black).
   const encoded =
     target.format === 'png'
       ? pipeline.png({ compressionLevel: 6 })
       : target.format === 'jpeg'
-        ? pipeline.jpeg({ quality: 85, mozjpeg: false })
+        ? pipeline.flatten({ background: '#ffffff' }).jpeg({ quality: 85, mozjpeg: false })
         : pipeline.webp({ quality: 80, effort: 2 });
   let data: Buffer;
   try {

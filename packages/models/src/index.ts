@@ -7,4 +7,5 @@ export * from './meaning';
 export * from './registry';
 export * from './backend-limits';
 export { loadSharp } from './sharp';
-export { fitUpscaled, MAX_UPSCALED_SIDE, resampleUpscale, upscaledSize } from './upscale';
+export { fitUpscaled, resampleUpscale, upscaleTarget } from './upscale';
+export * from './image-inputs';

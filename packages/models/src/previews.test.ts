@@ -21,6 +21,9 @@ const memoryStorage = () => {
       calls.exists++;
       return objects.has(key);
     },
+    async delete(key) {
+      objects.delete(key);
+    },
     publicUrl: (key) => `https://cdn.example.test/${key}`,
     async ping() {},
   };

@@ -1,7 +1,8 @@
 import sharp from 'sharp';
 import { ImageDecodeError } from './encode';
 import { PermanentModelError } from './providers/errors';
-import { fitUpscaled, MAX_UPSCALED_SIDE, resampleUpscale, upscaledSize } from './upscale';
+import { MAX_UPSCALED_SIDE } from '@promptpix/contracts';
+import { fitUpscaled, resampleUpscale, upscaleTarget } from './upscale';
 
 /** A 32×16 picture: left half red, right half blue, with a transparent bottom-right quarter. */
 const picture = () => {
@@ -39,7 +40,7 @@ describe('resampleUpscale', () => {
       .png()
       .toBuffer();
     await expect(resampleUpscale(wide, 4)).rejects.toThrow(PermanentModelError);
-    await expect(resampleUpscale(wide, 4)).rejects.toThrow('4× of 2049×8 would be 8196×32, larger than 8192 px on a side');
+    await expect(resampleUpscale(wide, 4)).rejects.toThrow('The upscaled image would be 8196 pixels on a side; at most 8192');
     expect((await resampleUpscale(wide, 2)).width).toBe(4098);
   });
 
@@ -48,11 +49,11 @@ describe('resampleUpscale', () => {
   });
 });
 
-describe('upscaledSize and fitUpscaled', () => {
+describe('upscaleTarget and fitUpscaled', () => {
   it('computes the target and its bound', () => {
-    expect(upscaledSize(1024, 768, 4)).toEqual({ width: 4096, height: 3072 });
-    expect(upscaledSize(2048, 2048, 4)).toEqual({ width: 8192, height: 8192 });
-    expect(() => upscaledSize(4097, 10, 2)).toThrow(PermanentModelError);
+    expect(upscaleTarget(1024, 768, 4)).toEqual({ width: 4096, height: 3072 });
+    expect(upscaleTarget(2048, 2048, 4)).toEqual({ width: 8192, height: 8192 });
+    expect(() => upscaleTarget(4097, 10, 2)).toThrow(PermanentModelError);
   });
 
   it("resizes a backend's answer of another size, and leaves one of the right size alone", async () => {

@@ -2,22 +2,15 @@
  * Upscaling without a backend's upscaler (the worker's fallback), and the size rule every upscaler
  * shares: factor× each side, at most MAX_UPSCALED_SIDE.
  */
-import type { ModelImage } from '@promptpix/core';
+import { type ModelImage, upscaledSize } from '@promptpix/core';
 import { ImageDecodeError } from './encode';
 import { PermanentModelError } from './providers/errors';
 import { loadSharp } from './sharp';
 
-/** The longest side an upscale may produce: 8192 px (64 megapixels of RGBA is 256 MiB raw). */
-export const MAX_UPSCALED_SIDE = 8192;
-
-/** width×factor by height×factor; a PermanentModelError when a side would pass MAX_UPSCALED_SIDE. */
-export function upscaledSize(width: number, height: number, factor: 2 | 4): { width: number; height: number } {
-  const target = { width: width * factor, height: height * factor };
-  if (Math.max(target.width, target.height) > MAX_UPSCALED_SIDE) {
-    throw new PermanentModelError(
-      `upscale: ${factor}× of ${width}×${height} would be ${target.width}×${target.height}, larger than ${MAX_UPSCALED_SIDE} px on a side`,
-    );
-  }
+/** width×factor by height×factor (core's `upscaledSize` rule); a PermanentModelError past MAX_UPSCALED_SIDE. */
+export function upscaleTarget(width: number, height: number, factor: 2 | 4): { width: number; height: number } {
+  const target = upscaledSize({ width, height }, factor);
+  if ('problem' in target) throw new PermanentModelError(`upscale: ${target.problem}`);
   return target;
 }
 
@@ -44,7 +37,7 @@ async function resizeTo(image: Buffer, width: number, height: number): Promise<M
 /** The fallback upscaler: lanczos3 resampling to factor× each side (at most MAX_UPSCALED_SIDE). */
 export async function resampleUpscale(image: Buffer, factor: 2 | 4): Promise<ModelImage> {
   const { width, height } = await sizeOf(image);
-  const target = upscaledSize(width, height, factor);
+  const target = upscaleTarget(width, height, factor);
   return resizeTo(image, target.width, target.height);
 }
 

@@ -21,6 +21,7 @@ const fieldKinds: { [K in keyof Required<JobRecord>]: FieldKind } = {
   quotaCharged: 'boolean',
   quotaPeriodStart: 'string',
   deriveFrom: 'string',
+  upscale: 'json',
   derivedPlace: 'boolean',
   flightKey: 'string',
   activeSlot: 'string',

@@ -3,6 +3,7 @@
  * job store, local disk) or production (PostgreSQL, BullMQ + Redis, S3). The only place that
  * chooses between them.
  */
+import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import {
   breakerPolicyFor,
@@ -31,6 +32,8 @@ import {
   type PromptEmbedder,
   type LibraryIndexer,
   createLibraryIndexer,
+  createUploadService,
+  type UploadService,
 } from '@promptpix/core';
 import {
   createLocalInvalidationBus,
@@ -67,11 +70,12 @@ import {
   createFailedJobRepository,
   type FailedJobRepository,
   createSignInLinkRepository,
+  createUploadRepository,
   migrateDatabase,
   openDatabase,
   type Database,
 } from '@promptpix/db';
-import { createModelRegistry, createPromptEmbedder, type ModelRegistry } from '@promptpix/models';
+import { createModelRegistry, createPromptEmbedder, type ModelRegistry, sanitizeImageInput } from '@promptpix/models';
 import { createInProcessGenerationQueue, createMemoryJobStore, createRedisJobStore } from '@promptpix/queue';
 import { createLocalDiskStorage } from '@promptpix/storage';
 import { localModelConfigError, type Config } from './config/config';
@@ -102,6 +106,8 @@ export interface Infrastructure {
   permits: PermitStore;
   /** Jobs that failed for good, kept FAILED_JOB_DAYS (operator API, dashboard). */
   failedJobs: FailedJobRepository;
+  /** Images sent in to edit: uploads (sanitised, budgeted, expiring) and the inputs an edit's job carries. */
+  uploads: UploadService;
   /** Reads prompts' meaning for instant mode; null when INSTANT_EMBEDDINGS=off. */
   embedder: PromptEmbedder | null;
   /** Gives library images their meaning vectors (worker loop, library seed); null without an embedder. */
@@ -291,6 +297,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   const activeJobs = redis ? createRedisActiveJobs({ redis, prefix }) : createMemoryActiveJobs();
 
   const library = createLibraryRepository(db.prisma);
+  const images = createImageRepository(db.prisma, db.sql);
+  const storage = await createStorage(config.storage);
   const embedder = createPromptEmbedder(config.instantEmbeddings, { warn: (message) => logger.warn(message) });
   await embedder?.ready?.().catch((error: unknown) => {
     throw localModelConfigError(error);
@@ -299,7 +307,7 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     db,
     accounts: createAccountRepository(db.prisma),
     apiKeys: createApiKeyRepository(db.prisma, db.sql),
-    images: createImageRepository(db.prisma, db.sql),
+    images,
     library,
     imageFlags: createImageFlagRepository(db.prisma),
     permalinks: createPermalinkRepository(db.prisma),
@@ -307,12 +315,22 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     characters: createCharacterRepository(db.prisma),
     jobStore,
     queue,
-    storage: await createStorage(config.storage),
+    storage,
     model: models.default,
     models,
     breaker,
     permits: redis ? createRedisPermitStore({ redis, prefix }) : createMemoryPermitStore(),
     failedJobs: createFailedJobRepository(db.prisma, { retentionDays: config.failedJobDays, now }),
+    uploads: createUploadService({
+      uploads: createUploadRepository(db.prisma),
+      images,
+      storage,
+      sanitize: sanitizeImageInput,
+      budgetBytes: config.uploads.bytesPerAccount,
+      ttlHours: config.uploads.ttlHours,
+      now,
+      newId: randomUUID,
+    }),
     embedder,
     libraryIndexer: embedder ? createLibraryIndexer({ library, embedder }) : null,
     quota: createQuotaService({ store: createQuotaStore(db.prisma, db.sql), monthlyGenerations: config.monthlyGenerations, now }),

@@ -82,6 +82,14 @@ export function createLocalDiskStorage(config: LocalDiskStorageConfig): Storage 
       }
     },
 
+    async delete(key) {
+      try {
+        await unlink(fileFor(key));
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    },
+
     publicUrl(key) {
       return `${publicBase}/files/${urlPathOfKey(key)}`;
     },

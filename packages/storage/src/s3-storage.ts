@@ -2,7 +2,15 @@
  * Production storage: an S3 bucket (AWS or anything speaking the protocol). Objects are written
  * once under content-hash keys, so they are served with a one-year immutable cache header.
  */
-import { GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import type { Storage } from '@promptpix/core';
 import { assertStorageKey, trimTrailingSlashes, urlPathOfKey } from './keys';
 
@@ -87,6 +95,12 @@ export function createS3Storage(config: S3StorageConfig): S3Storage {
         if (isNotFound(error)) return false;
         throw error;
       }
+    },
+
+    async delete(key) {
+      assertStorageKey(key);
+      // S3 answers 204 for a missing key too.
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
 
     publicUrl(key) {

@@ -171,6 +171,9 @@ export async function startTestService(shape: Shape, env: Record<string, string>
       return configured.generate(request, signal);
     },
     prepareReference: configured.prepareReference?.bind(configured),
+    upscale: configured.upscale?.bind(configured),
+    transparentBackground: configured.transparentBackground,
+    edits: configured.edits,
   };
   options.instrument?.(infra);
   const consumer = options.worker === false ? null : startWorkers(infra, config, logger);

@@ -31,6 +31,8 @@ import { deriveImage, type Made, renderWithModel, reuseKept, startRun } from './
 import { createRouteStep } from './generation-steps/route';
 import { createRunningJobs } from './generation-steps/running-jobs';
 import { storeImage } from './generation-steps/store-image';
+import { editInputsOf } from './generation-steps/edit-inputs';
+import { upscaleImage } from './generation-steps/upscale';
 import type { ModelRouter, ModelRouterDeps, RoutedCall } from './model-routing';
 
 export { REFUND_ATTEMPTS, REFUND_FIRST_WAIT_MS, readableFailure } from './generation-steps/final-failure';
@@ -87,6 +89,9 @@ export interface GenerationSteps {
   startRun(job: JobRecord, kept: RenderedImage | null): Promise<{ started: Date; seed: number } | null>;
   reuseKept(job: JobRecord, attempt: JobAttempt, kept: RenderedImage, seed: number): Made;
   derive(job: JobRecord): Promise<Made>;
+  /** Whether the model a job names has its own upscaler (an upscale job is then routed to it; else resampled, no model call). */
+  hasUpscaler(modelId: string | undefined): boolean;
+  upscale(job: JobRecord, call: RoutedCall | undefined, seed: number, signal: AbortSignal, handBack: AbortSignal | undefined): Promise<Made>;
   renderWithModel(job: JobRecord, call: RoutedCall, seed: number, signal: AbortSignal, handBack: AbortSignal | undefined): Promise<Made>;
   storeImage(job: JobRecord, signal: AbortSignal, imageId: string, made: Made): Promise<boolean>;
   completeJob(job: JobRecord, attempt: JobAttempt, imageId: string, made: Made & { started: Date }): Promise<void>;
@@ -127,7 +132,10 @@ export function composeGenerationSteps(d: GenerationProcessorDeps): GenerationSt
     startRun: (job, kept) => startRun({ jobStore, now }, job, kept),
     reuseKept: (job, attempt, kept, seed) => reuseKept({ logger }, job, attempt, kept, seed),
     derive: (job) => deriveImage({ images, storage }, job),
-    renderWithModel: (job, call, seed, signal, handBack) => renderWithModel({ characterFor, jobStore, logger }, job, call, seed, signal, handBack),
+    hasUpscaler: (id) => !!(id === undefined || id === d.models.defaultId ? d.model : d.models.get(id)?.model)?.upscale,
+    upscale: (job, call, seed, signal, handBack) => upscaleImage({ images, storage, logger }, job, call, seed, signal, handBack),
+    renderWithModel: (job, call, seed, signal, handBack) =>
+      renderWithModel({ characterFor, jobStore, editInputsOf: (j) => editInputsOf({ storage }, j), logger }, job, call, seed, signal, handBack),
     storeImage: (job, signal, imageId, made) => storeImage(store, job, signal, imageId, made),
     completeJob: (job, attempt, imageId, made) => completeJob(complete, job, attempt, imageId, made),
     failJob: (jobId, error) => failJob(fail, jobId, error),
@@ -163,10 +171,12 @@ export function generationPipeline(s: GenerationSteps) {
       return;
     }
     // A retry after a later step failed finds what the model made (only a job already processing can have it).
-    const kept = !job.deriveFrom && job.status === 'processing' ? await s.kept.of(jobId) : null;
+    const kept = (!job.deriveFrom || job.upscale) && job.status === 'processing' ? await s.kept.of(jobId) : null;
     // The backend's breaker and bulkhead decide before the job is taken: it fails fast (the model is
-    // down), or waits in the queue (its backend is full), still queued, holding no slot.
-    const routed = job.deriveFrom || kept ? undefined : await s.route(job.request.model, { jobId });
+    // down), or waits in the queue (its backend is full), still queued, holding no slot. A derived
+    // size calls no model, nor does an upscale for a model without an upscaler (it is resampled).
+    const callsModel = !kept && (!job.deriveFrom || (job.upscale && s.hasUpscaler(job.request.model)));
+    const routed = callsModel ? await s.route(job.request.model, { jobId }) : undefined;
     // Past the last point where the job could be deferred: its account's next job may go.
     attempt.started?.();
     try {
@@ -182,9 +192,11 @@ export function generationPipeline(s: GenerationSteps) {
     if (!start) return;
     const made = kept
       ? s.reuseKept(job, attempt, kept, start.seed)
-      : job.deriveFrom
-        ? await s.derive(job)
-        : await s.renderWithModel(job, routedCall!, start.seed, signal, attempt.handBack);
+      : job.upscale
+        ? await s.upscale(job, routedCall, start.seed, signal, attempt.handBack)
+        : job.deriveFrom
+          ? await s.derive(job)
+          : await s.renderWithModel(job, routedCall!, start.seed, signal, attempt.handBack);
     try {
       // Everything after the image is made: store it, record it, complete the job. Each step is idempotent.
       const imageId = uuidFromName('image', job.jobId);

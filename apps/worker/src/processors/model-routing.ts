@@ -8,6 +8,7 @@ import {
   type ImageModel,
   type ModelImage,
   type ModelRequest,
+  type UpscaleRequest,
 } from '@promptpix/core';
 import { PermanentModelError, type ModelRegistry } from '@promptpix/models';
 
@@ -26,6 +27,8 @@ export interface RoutedCall {
    * backend) and gives the permit back.
    */
   generate(request: ModelRequest, signal: AbortSignal): Promise<ModelImage>;
+  /** The backend's own upscaler, when the model has one, under the same breaker, slow-call watch and permit as `generate`. */
+  upscale?(request: UpscaleRequest, signal: AbortSignal): Promise<ModelImage>;
   /** Gives the permit back without a call (the job stopped before it); idempotent. */
   release(): void;
 }
@@ -109,43 +112,47 @@ export function createModelRouter(d: ModelRouterDeps): ModelRouter {
       model,
       ...(fallbackFrom && { fallbackFrom }),
       release: () => permit.release(),
-      async generate(request, signal) {
-        const giveUp = new AbortController();
-        let slow = false;
-        let done = false;
-        let watch: NodeJS.Timeout | undefined;
-        const abandon = () =>
-          giveUp.abort(new TransientModelError(`the model "${id}" was given up after ${slowCallMs} ms: its backend was declared down while the call waited`));
-        const onSlow = async () => {
-          slow = true;
-          d.onSlowCall?.(id, slowCallMs!, jobId);
-          const down = await record(id, 'slow');
-          if (done) return;
-          if (down) return abandon();
-          watch = setInterval(() => {
-            void isDown(id).then((now) => {
-              if (now && !done) abandon();
-            });
-          }, SLOW_WATCH_MS);
-        };
-        const timer = slowCallMs === null ? undefined : setTimeout(() => void onSlow(), slowCallMs);
-        try {
-          const image = await model.generate(request, AbortSignal.any([signal, giveUp.signal]));
-          if (!slow) await record(id, 'ok');
-          return image;
-        } catch (error) {
-          if (giveUp.signal.aborted && !signal.aborted) throw giveUp.signal.reason;
-          // A refusal is an answer; a cancel or hand-back says nothing of the backend.
-          if (!slow && !signal.aborted) await record(id, error instanceof PermanentModelError ? 'ok' : 'transient');
-          throw error;
-        } finally {
-          done = true;
-          clearTimeout(timer);
-          clearInterval(watch);
-          permit.release();
-        }
-      },
+      generate: (request, signal) => guarded((s) => model.generate(request, s), signal),
+      ...(model.upscale && { upscale: (request: UpscaleRequest, signal: AbortSignal) => guarded((s) => model.upscale!(request, s), signal) }),
     };
+
+    /** One call to the backend under its breaker's slow-call watch; the permit goes back when it ends. */
+    async function guarded(call: (signal: AbortSignal) => Promise<ModelImage>, signal: AbortSignal): Promise<ModelImage> {
+      const giveUp = new AbortController();
+      let slow = false;
+      let done = false;
+      let watch: NodeJS.Timeout | undefined;
+      const abandon = () =>
+        giveUp.abort(new TransientModelError(`the model "${id}" was given up after ${slowCallMs} ms: its backend was declared down while the call waited`));
+      const onSlow = async () => {
+        slow = true;
+        d.onSlowCall?.(id, slowCallMs!, jobId);
+        const down = await record(id, 'slow');
+        if (done) return;
+        if (down) return abandon();
+        watch = setInterval(() => {
+          void isDown(id).then((now) => {
+            if (now && !done) abandon();
+          });
+        }, SLOW_WATCH_MS);
+      };
+      const timer = slowCallMs === null ? undefined : setTimeout(() => void onSlow(), slowCallMs);
+      try {
+        const image = await call(AbortSignal.any([signal, giveUp.signal]));
+        if (!slow) await record(id, 'ok');
+        return image;
+      } catch (error) {
+        if (giveUp.signal.aborted && !signal.aborted) throw giveUp.signal.reason;
+        // A refusal is an answer; a cancel or hand-back says nothing of the backend.
+        if (!slow && !signal.aborted) await record(id, error instanceof PermanentModelError ? 'ok' : 'transient');
+        throw error;
+      } finally {
+        done = true;
+        clearTimeout(timer);
+        clearInterval(watch);
+        permit.release();
+      }
+    }
   }
 
   /** The model's call if its breaker admits it and its bulkhead has room; `down` or `full` if not. */

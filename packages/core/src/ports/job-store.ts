@@ -1,4 +1,4 @@
-import type { GenerationRequest } from '@promptpix/contracts';
+import type { GenerationRequest, UpscaleFactor } from '@promptpix/contracts';
 import type { ModelProgress } from './model';
 
 export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed';
@@ -21,6 +21,11 @@ export interface JobRecord {
   quotaPeriodStart?: string;
   /** Set when the job derives another size/format from this stored image instead of calling the model. */
   deriveFrom?: string;
+  /**
+   * Set when the job upscales the image `deriveFrom` names (POST /api/v1/image/:id/upscale): how
+   * many times larger, and the source's cache-key part (`inputKey`) its copy is stored under.
+   */
+  upscale?: { factor: UpscaleFactor; inputKey: string | null };
   /** Set while this derive job holds one of its original's places (MAX_DERIVED_PER_IMAGE), so a failure or a cancel while queued gives it back. */
   derivedPlace?: boolean;
   /** Single-flight key this job holds while in flight; released when it finishes. */

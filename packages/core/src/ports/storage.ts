@@ -5,6 +5,8 @@ export interface Storage {
   /** Reads an object; null when it does not exist. */
   get(key: string): Promise<Buffer | null>;
   exists(key: string): Promise<boolean>;
+  /** Deletes an object; a missing one is no error (housekeeping of expired uploads repeats work). */
+  delete(key: string): Promise<void>;
   /** Absolute URL a browser can load the object from. Pure: no I/O. */
   publicUrl(key: string): string;
   /** Cheap reachability check for readiness probes. */

@@ -124,6 +124,7 @@ describe('the gateway caches stay within their byte budgets on the real heap', (
       negativePrompt: flat(`${i} ${'ж'.repeat(1995)}`),
       // A model id is one the operator configured (up to 100 characters), not the caller's text.
       model: flat('m'.repeat(100)),
+      inputKey: null,
     });
     const images = (i: number): CachedImage[] =>
       Array.from({ length: 50 }, (_, n) => ({

@@ -10,6 +10,7 @@ const key = (prompt: string, accountId = 'acc', seed: number | null = null): Cac
   seed,
   negativePrompt: null,
   model: null,
+  inputKey: null,
 });
 const image = (id: string, seed = 7): CachedImage => ({
   id,
@@ -69,6 +70,7 @@ describe('cache memo', () => {
             ageBucket: null,
             negativePrompt: null,
             model: null,
+            inputKey: null,
           },
           {
             ...image(`${k.normalizedPrompt}-styled`),
@@ -78,6 +80,7 @@ describe('cache memo', () => {
             ageBucket: null,
             negativePrompt: null,
             model: null,
+            inputKey: null,
           },
         ]);
     const read = jest.fn(async (_a: string, keys: CacheKey[]) => rows(keys));
@@ -107,6 +110,7 @@ describe('cache memo and seeds', () => {
       ageBucket: null,
       negativePrompt: null,
       model: null,
+      inputKey: null,
     }));
     const found = await memo.findMany('acc', [key('p', 'acc', 7), key('p', 'acc', 9), key('p')], async () => rows);
     expect(found.map((images) => images.map((i) => i.id))).toEqual([['s7'], [], ['s7', 's8']]);
@@ -126,6 +130,7 @@ describe('cache memo and seeds', () => {
         ageBucket: null,
         negativePrompt: null,
         model: null,
+        inputKey: null,
       }));
     });
     const keys = [key('herd-1'), key('herd-2')];
@@ -163,6 +168,7 @@ describe('cache memo and seeds', () => {
       ageBucket: null,
       negativePrompt: null,
       model: null,
+      inputKey: null,
     }));
     const [found] = await memo.findMany('acc', [key(prompt)], async () => rows);
     expect(found).toHaveLength(50);
@@ -181,6 +187,7 @@ describe('cache memo: keys in use are read again before they expire', () => {
     ageBucket: null,
     negativePrompt: null,
     model: null,
+    inputKey: null,
   });
   const ids = (found: CachedImage[][]) => found.map((images) => images.map((i) => i.id));
 

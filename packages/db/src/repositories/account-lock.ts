@@ -5,6 +5,6 @@ import type { Prisma } from '../generated/client';
  * advisory lock, so the Account row itself stays free for quota updates): a count-then-insert
  * under it cannot be passed by a concurrent one.
  */
-export async function lockAccountFor(tx: Prisma.TransactionClient, purpose: 'keys' | 'characters', accountId: string): Promise<void> {
+export async function lockAccountFor(tx: Prisma.TransactionClient, purpose: 'keys' | 'characters' | 'uploads', accountId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${purpose}:${accountId}`}, 0))`;
 }

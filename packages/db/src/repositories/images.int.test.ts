@@ -101,6 +101,48 @@ describe.each(bothDatabases)('render cache lookup with the quota reservation (%s
     expect(await images.takeDerivedPlace(variant.id, 24)).toBe(false);
   });
 
+  it('an edit and a plain prompt never answer for each other, in every lookup (single, grouped, batch)', async () => {
+    const images = createImageRepository(db.prisma, db.sql);
+    const account = await newAccount('edits');
+    const input = { storageKey: `uploads/${account.id}/${'a'.repeat(64)}.png`, sha256: 'a'.repeat(64), width: 256, height: 256 };
+    const plain = cacheKeyOf(account.id, { prompt: 'a red hat' });
+    const edit = cacheKeyOf(account.id, { prompt: 'a red hat', strength: 0.5, edit: { images: [input] } });
+    const saved = (id: string, inputKey: string | null) =>
+      images.save({
+        id,
+        accountId: account.id,
+        prompt: 'a red hat',
+        normalizedPrompt: 'a red hat',
+        strength: 0.5,
+        width: 256,
+        height: 256,
+        format: 'png',
+        seed: 1,
+        storageKey: `images/${id}.png`,
+        bytes: 1,
+        inputKey,
+      });
+    await saved('00000000-0000-4000-8000-00000000e001', edit.inputKey);
+    const ids = (found: { id: string }[]) => found.map((i) => i.id);
+    expect(ids(await images.findCached(edit))).toEqual(['00000000-0000-4000-8000-00000000e001']);
+    expect(await images.findCached(plain)).toEqual([]);
+    // The plain prompt reserves a unit (nothing cached for it); the edit finds its image.
+    const [forPlain, forEdit] = await images.findCachedOrReserveMany([
+      { key: plain, quota: { periodStart, limit: 10 } },
+      { key: edit, quota: { periodStart, limit: 10 } },
+    ]);
+    expect(forPlain).toEqual({ images: [], reservedUsed: 1 });
+    expect(ids(forEdit.images)).toEqual(['00000000-0000-4000-8000-00000000e001']);
+    expect((await images.findCachedOrReserve(plain, { periodStart, limit: 10 })).images).toEqual([]);
+    await saved('00000000-0000-4000-8000-00000000e002', null);
+    expect(ids(await images.findCached(plain))).toEqual(['00000000-0000-4000-8000-00000000e002']);
+    const batch = await images.findCachedMany(account.id, [plain]);
+    expect(batch.map((row) => [row.id, row.inputKey]).sort()).toEqual([
+      ['00000000-0000-4000-8000-00000000e001', edit.inputKey],
+      ['00000000-0000-4000-8000-00000000e002', null],
+    ]);
+  });
+
   it('reserves nothing at the limit or in another window', async () => {
     const images = createImageRepository(db.prisma, db.sql);
     const account = await newAccount('full', 3);

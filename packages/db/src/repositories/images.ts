@@ -19,6 +19,8 @@ export interface NewImage {
   negativePrompt?: string | null;
   /** The model id when not the default. */
   model?: string | null;
+  /** An edit's or a background's part of the cache key (`inputKeyOf`); null for a plain generation. */
+  inputKey?: string | null;
   storageKey: string;
   bytes: number;
   sourceImageId?: string | null;
@@ -47,7 +49,7 @@ function cachedSelect(key: CacheKey): { text: string; params: unknown[] } {
        FROM "Image"
        WHERE "accountId" = $1 AND "normalizedPrompt" = $2 AND ${matches('style', key.style)}
          AND ${matches('characterId', key.characterId)} AND ${matches('ageBucket', key.ageBucket)}
-         AND ${matches('negativePrompt', key.negativePrompt)} AND ${matches('model', key.model)} ${key.seed === null ? '' : `AND "seed" = $${params.push(key.seed)}`} AND NOT "rejected"
+         AND ${matches('negativePrompt', key.negativePrompt)} AND ${matches('model', key.model)} AND ${matches('inputKey', key.inputKey)} ${key.seed === null ? '' : `AND "seed" = $${params.push(key.seed)}`} AND NOT "rejected"
        ORDER BY ("sourceImageId" IS NULL) DESC, "createdAt" DESC
        LIMIT 50`;
   return { text, params };
@@ -92,8 +94,8 @@ export interface CachedOrReserved {
  */
 const CACHED_OR_RESERVED_MANY = `
   WITH req AS (
-    SELECT r.* FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::int8[], $8::timestamptz[], $9::int[], $10::text[])
-      WITH ORDINALITY AS r(account, prompt, style, "character", age, negative, seed, period, lim, model, ord)
+    SELECT r.* FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::int8[], $8::timestamptz[], $9::int[], $10::text[], $11::text[])
+      WITH ORDINALITY AS r(account, prompt, style, "character", age, negative, seed, period, lim, model, "input", ord)
   ),
   hit AS (
     SELECT r.ord, i.* FROM req r CROSS JOIN LATERAL (
@@ -104,6 +106,7 @@ const CACHED_OR_RESERVED_MANY = `
         AND ("ageBucket" = r.age OR (r.age IS NULL AND "ageBucket" IS NULL))
         AND ("negativePrompt" = r.negative OR (r.negative IS NULL AND "negativePrompt" IS NULL))
         AND ("model" = r.model OR (r.model IS NULL AND "model" IS NULL))
+        AND ("inputKey" = r."input" OR (r."input" IS NULL AND "inputKey" IS NULL))
         AND (r.seed IS NULL OR "seed" = r.seed) AND NOT "rejected"
       ORDER BY ("sourceImageId" IS NULL) DESC, "createdAt" DESC
       LIMIT 50) i
@@ -150,6 +153,7 @@ async function findCachedOrReserveStatement(sql: SqlClient, lookups: readonly Ca
     column((l) => l.quota.periodStart.toISOString()),
     column((l) => l.quota.limit),
     column((l) => l.key.model),
+    column((l) => l.key.inputKey),
   ]);
   const images: CachedImage[][] = lookups.map(() => []);
   const newUsed = new Map<string, number>();
@@ -184,6 +188,23 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
       id,
       cap,
     ])) > 0,
+  /**
+   * Takes one of an image's places for an upscaled copy (the same MAX_DERIVED_PER_IMAGE as derived
+   * sizes) on the account's own row, whichever kind (an original, a variant, an instant copy): one
+   * conditional UPDATE, false when none is left or the row is not the account's.
+   */
+  takeUpscalePlace: async (id: string, accountId: string, cap: number): Promise<boolean> =>
+    (await sql.execute(`UPDATE "Image" SET "derivedSizes" = "derivedSizes" + 1 WHERE "id" = $1 AND "accountId" = $2 AND "derivedSizes" < $3`, [
+      id,
+      accountId,
+      cap,
+    ])) > 0,
+  /** The account's stored copy of `sourceId` at this size and format (an upscale made before), or null. */
+  findUpscaled: (sourceId: string, accountId: string, variant: { width: number; height: number; format: string }) =>
+    prisma.image.findFirst({
+      where: { sourceImageId: sourceId, accountId, width: variant.width, height: variant.height, format: variant.format, rejected: false },
+      select: { id: true, storageKey: true, seed: true },
+    }),
   /** Gives back a place `takeDerivedPlace` took, for a derivation that failed or was cancelled while queued. */
   async giveBackDerivedPlace(id: string): Promise<void> {
     await sql.execute(`UPDATE "Image" SET "derivedSizes" = "derivedSizes" - 1 WHERE "id" = $1 AND "derivedSizes" > 0`, [id]);
@@ -268,9 +289,9 @@ export const createImageRepository = (prisma: PrismaClient, sql: SqlClient) => (
     const prompts = [...new Set(keys.map((k) => k.normalizedPrompt))];
     const negatives = [...new Set(keys.flatMap((k) => (k.negativePrompt === null ? [] : [k.negativePrompt])))];
     const rows = await sql.query<
-      CachedImage & Pick<CachedImageWithKey, 'style' | 'characterId' | 'ageBucket' | 'model'> & { promptAt: number; negativeAt: number | null }
+      CachedImage & Pick<CachedImageWithKey, 'style' | 'characterId' | 'ageBucket' | 'model' | 'inputKey'> & { promptAt: number; negativeAt: number | null }
     >(
-      `SELECT ${CACHED_COLUMNS}, "style", "characterId", "ageBucket", "model",
+      `SELECT ${CACHED_COLUMNS}, "style", "characterId", "ageBucket", "model", "inputKey",
               array_position($2::text[], "normalizedPrompt") AS "promptAt", array_position($3::text[], "negativePrompt") AS "negativeAt"
        FROM "Image"
        WHERE "accountId" = $1 AND "normalizedPrompt" = ANY($2::text[]) AND NOT "rejected"

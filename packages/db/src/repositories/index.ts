@@ -11,3 +11,4 @@ export * from './webhooks';
 export * from './dashboard-sessions';
 export * from './sign-in-links';
 export * from './failed-jobs';
+export * from './uploads';

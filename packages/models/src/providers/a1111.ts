@@ -6,7 +6,7 @@
  */
 import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
 import { checkEdit, whiteRepaintsMask } from '../edit-input';
-import { fitUpscaled, upscaledSize } from '../upscale';
+import { fitUpscaled, upscaleTarget } from '../upscale';
 import { TransientModelError, type EditInput, type ModelProgress, type ModelRequest } from '@promptpix/core';
 import { PermanentModelError } from './errors';
 import { apiRoot, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
@@ -180,7 +180,7 @@ export function createA1111Model(config: A1111ModelConfig): ReferenceImageModel 
     },
     upscale: (request, signal) =>
       withCall(callOptions, signal, async (call) => {
-        const target = upscaledSize(request.width, request.height, request.factor);
+        const target = upscaleTarget(request.width, request.height, request.factor);
         const body = await requestJson(call, {
           url: `${root}/sdapi/v1/extra-single-image`,
           method: 'POST',

@@ -15,7 +15,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { loadSharp } from '../sharp';
 import WebSocket from 'ws';
 import { checkEdit } from '../edit-input';
-import { fitUpscaled, upscaledSize } from '../upscale';
+import { fitUpscaled, upscaleTarget } from '../upscale';
 import {
   TransientModelError,
   type EditInput,
@@ -452,7 +452,7 @@ export function createComfyUIModel(config: ComfyUIModelConfig): ReferenceImageMo
 
   const upscale = (request: UpscaleRequest, signal?: AbortSignal): Promise<ModelImage> =>
     withCall(callOptions, signal, async (call) => {
-      const size = upscaledSize(request.width, request.height, request.factor);
+      const size = upscaleTarget(request.width, request.height, request.factor);
       const image = await upload(call, request.image, 'image to upscale');
       const values = { prompt: '', seed: request.seed, image, scale: request.factor };
       return fitUpscaled(await execute(call, upscaleGraph!, values, () => undefined), size);

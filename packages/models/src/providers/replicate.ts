@@ -8,7 +8,7 @@
 import { DEFAULT_TIMEOUT_MS } from '../backend-limits';
 import { checkEdit, whiteRepaintsMask } from '../edit-input';
 import { loadSharp } from '../sharp';
-import { fitUpscaled, upscaledSize } from '../upscale';
+import { fitUpscaled, upscaleTarget } from '../upscale';
 import { TransientModelError, type EditInput, type EditSupport, type ModelProgress, type ModelRequest, type UpscaleRequest } from '@promptpix/core';
 import { PermanentModelError } from './errors';
 import { apiRoot, downloadHeaders, requestBytes, requestJson, sleep, toModelImage, withCall, type Call, type RetryOptions } from './http';
@@ -235,7 +235,7 @@ export function createReplicateModel(config: ReplicateModelConfig): ImageModel {
     ...(upscaler && {
       upscale: (request: UpscaleRequest, signal?: AbortSignal) =>
         withCall(callOptions, signal, async (call) => {
-          const size = upscaledSize(request.width, request.height, request.factor);
+          const size = upscaleTarget(request.width, request.height, request.factor);
           const names = config.upscaler?.inputs ?? {};
           const input = {
             ...config.upscaler?.input,

@@ -154,6 +154,8 @@ const envSchema = z.object({
   PUBLISHABLE_BUDGET_KEY_DAY: int(DEFAULT_PUBLISHABLE_BUDGET.keyPerDay, 0, MAX_BUDGET),
   MAX_KEYS_PER_ACCOUNT: int(20, 1, 10_000),
   MAX_CHARACTERS_PER_ACCOUNT: int(50, 1, 100_000),
+  UPLOAD_BYTES_PER_ACCOUNT: int(256 * 1024 * 1024, 0, 1024 ** 4),
+  UPLOAD_TTL_HOURS: int(24, 1, 24 * 365),
   JOB_STREAMS_PER_KEY: int(20, 1, 100_000),
   JOB_STREAMS_PER_ACCOUNT: int(100, 1, 1_000_000),
   SAFETY_FILTER: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
@@ -229,6 +231,8 @@ export interface Config {
   maxKeysPerAccount: number;
   /** Characters (each up to 10 reference photos) one account may hold. */
   maxCharactersPerAccount: number;
+  /** Images sent in to edit (POST /api/v1/uploads): bytes one account's live uploads may hold; hours an upload lives after its last use. */
+  uploads: { bytesPerAccount: number; ttlHours: number };
   /** Job event streams one gateway holds open at once per key and per account. */
   jobStreams: { perKey: number; perAccount: number };
   /** The prompt safety filter; null when SAFETY_FILTER=off. */
@@ -525,6 +529,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT,
     maxCharactersPerAccount: e.MAX_CHARACTERS_PER_ACCOUNT,
+    uploads: { bytesPerAccount: e.UPLOAD_BYTES_PER_ACCOUNT, ttlHours: e.UPLOAD_TTL_HOURS },
     jobStreams: { perKey: e.JOB_STREAMS_PER_KEY, perAccount: e.JOB_STREAMS_PER_ACCOUNT },
     safety: e.SAFETY_FILTER === 'on' ? { extraTerms: parseTermList(e.SAFETY_EXTRA_TERMS), extraKidsTerms: parseTermList(e.SAFETY_KIDS_TERMS) } : null,
     trustProxy: e.TRUST_PROXY,

@@ -61,6 +61,16 @@ export function describeStorageContract(name: string, makeStorage: () => Promise
       expect(await storage.exists(k)).toBe(true);
     });
 
+    it('deletes an object; deleting a missing one is no error', async () => {
+      const k = key('delete');
+      await storage.put(k, Buffer.from('gone soon'), 'image/png');
+      await storage.delete(k);
+      expect(await storage.exists(k)).toBe(false);
+      expect(await storage.get(k)).toBeNull();
+      await expect(storage.delete(k)).resolves.toBeUndefined();
+      await expect(storage.delete(`never/${k}`)).resolves.toBeUndefined();
+    });
+
     it('overwrites an existing object', async () => {
       const k = key('overwrite');
       await storage.put(k, Buffer.from('first version, longer'), 'image/png');

@@ -2,6 +2,8 @@ import { randomInt } from 'node:crypto';
 import {
   CANCELLED,
   createProgressThrottle,
+  editRefusal,
+  type EditInput,
   type JobAttempt,
   JobHandedBackError,
   type JobRecord,
@@ -99,10 +101,12 @@ export interface RenderWithModelInput {
   /** The character step (references for the scene, preparing a family reference on first use). */
   characterFor(characterId: string, sceneStyle: string | undefined, seed: number): Promise<CharacterForScene>;
   jobStore: Pick<JobStore, 'update'>;
+  /** An edit's inputs, read (scoped to the job's account) and fitted to the request's size; undefined for no edit (./edit-inputs.ts). */
+  editInputsOf(job: JobRecord): Promise<EditInput | undefined>;
   logger: Logger;
 }
 
-/** Calls the routed model with the job's seed (and its character's references), then encodes what it made. */
+/** Calls the routed model with the job's seed (and its character's references, and an edit's inputs), then encodes what it made. */
 export async function renderWithModel(
   d: RenderWithModelInput,
   job: JobRecord,
@@ -112,7 +116,11 @@ export async function renderWithModel(
   handBack: AbortSignal | undefined,
 ): Promise<Made> {
   const { jobId, request } = job;
+  const asked = request.edit && { images: request.edit.images.length, mask: !!request.edit.mask };
+  const refused = asked && editRefusal(call.id, call.model.edits, asked);
+  if (refused) throw new PermanentJobError(`Image generation failed: ${refused.message}`);
   const character = request.character ? await d.characterFor(request.character, request.style, seed) : undefined;
+  const edit = await d.editInputsOf(job);
   // The backend's progress, throttled onto the job: never a store write per backend message.
   const progress = createProgressThrottle({
     intervalMs: PROGRESS_WRITE_MS,
@@ -131,6 +139,8 @@ export async function renderWithModel(
       width: request.width,
       height: request.height,
       character: character?.input,
+      ...(edit && { edit }),
+      ...(request.background && { background: request.background }),
       onProgress: progress.report,
     },
     signal,

@@ -1,4 +1,4 @@
-import { type InvalidationBus, type JobRecord, type JobStore, normalizePrompt, type Storage } from '@promptpix/core';
+import { type InvalidationBus, inputKeyOf, type JobRecord, type JobStore, normalizePrompt, type Storage } from '@promptpix/core';
 import type { ImageRepository, PermalinkRepository } from '@promptpix/db';
 import type { Made } from './render';
 
@@ -39,6 +39,9 @@ export async function storeImage(d: StoreImageInput, job: JobRecord, signal: Abo
     negativePrompt: request.negativePrompt ?? null,
     // Cached under the model that made it: a fallback's image never answers for the model it stood in for.
     model: routed ? (routed.id === d.defaultModelId ? null : routed.id) : (request.model ?? null),
+    // An edit's or a background's part of the cache key: the same edit again finds this image, a plain
+    // prompt never does. An upscaled copy is stored under its source's.
+    inputKey: job.upscale ? job.upscale.inputKey : inputKeyOf(request),
     storageKey: encoded.key,
     bytes: encoded.data.length,
     sourceImageId,

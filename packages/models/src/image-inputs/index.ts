@@ -1,0 +1,2 @@
+export { sanitizeImageInput, type SanitizedImage } from './sanitize';
+export { fitEditInputs, type FittedEdit } from './fit';
