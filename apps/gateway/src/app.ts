@@ -30,6 +30,8 @@ import { permalinkRoutes } from './http/routes/permalinks';
 import { readyRoutes } from './http/routes/ready';
 import { renderRoutes } from './http/routes/render';
 import { styleRoutes } from './http/routes/styles';
+import { uploadRoutes } from './http/routes/uploads';
+import { upscaleRoutes } from './http/routes/upscale';
 
 /** The native API under /api/v1 and the permalinks, the hot paths first: every router ahead of the one that answers costs a pass through it. */
 function publicApiRoutes(deps: RouteGroupDeps<'publicApi'>) {
@@ -42,6 +44,8 @@ function publicApiRoutes(deps: RouteGroupDeps<'publicApi'>) {
     embedRoutes(deps),
     generateRoutes(deps),
     imageRoutes(deps),
+    uploadRoutes(deps),
+    upscaleRoutes(deps),
     styleRoutes(deps),
     characterRoutes(deps),
     analyticsRoutes(deps),

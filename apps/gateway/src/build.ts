@@ -10,6 +10,7 @@ import {
   createPromptSafety,
   createRecentQuota,
   createStyleResolver,
+  createUpscaleService,
   memoizePromptSafety,
   newId,
   type CacheKey,
@@ -24,6 +25,7 @@ import { splitIntoRouteGroups, type GatewayRouteGroups } from './route-groups';
 import { createLastUsedRecorder } from './http/key-last-used';
 import { createBudgetHitRecorder } from './http/budget-hits';
 import { createOpenStreams } from './http/open-streams';
+import { createUploadSlots } from './http/upload-slots';
 
 export const SERVICE_NAME = 'promptpix';
 
@@ -151,6 +153,22 @@ function gatewayDependencies(
     model: infra.model,
     models: infra.models,
     failedJobs: infra.failedJobs,
+    uploads: infra.uploads,
+    uploadSlots: createUploadSlots(config.uploads.inFlight),
+    upscales: createUpscaleService({
+      jobStore: infra.jobStore,
+      queue: infra.queue,
+      quota: infra.quota,
+      singleFlight: infra.singleFlight,
+      activeJobs: infra.activeJobs,
+      admission: infra.admission,
+      storage: infra.storage,
+      places: infra.images,
+      findUpscaled: (sourceId, accountId, variant) => infra.images.findUpscaled(sourceId, accountId, variant),
+      now: () => new Date(),
+      newId,
+      onError: (message, error) => logger.error(message, { error }),
+    }),
     libraryDelaySeconds: config.libraryDelaySeconds,
     jobStore: infra.jobStore,
     queue: infra.queue,

@@ -25,6 +25,8 @@ import type {
   JobStore,
   QuotaService,
   RateLimiter,
+  UploadService,
+  UpscaleService,
   SingleFlight,
   Storage,
 } from '@promptpix/core';
@@ -49,6 +51,7 @@ import type { Lifecycle } from '@promptpix/runtime/lifecycle';
 import type { Metrics } from '@promptpix/runtime/metrics';
 import type { OpenStreams } from './http/open-streams';
 import type { ServedModels } from './http/model-choice';
+import type { UploadSlots } from './http/upload-slots';
 
 /**
  * Everything the gateway talks to, built once by its composition root (build.ts). No route sees all
@@ -81,6 +84,12 @@ export interface GatewayDeps {
   model: ImageModel;
   /** The models callers can name (`model`), the default first. */
   models: ServedModels;
+  /** Images sent in to edit: uploads (sanitised, budgeted, expiring), and an edit's ids resolved to stored inputs. */
+  uploads: UploadService;
+  /** POST /api/v1/image/:id/upscale: a larger copy as a job, one quota unit and one of the image's derived places. */
+  upscales: UpscaleService;
+  /** Image bodies this process reads at once, and per account (UPLOADS_IN_FLIGHT…). */
+  uploadSlots: UploadSlots;
   /** Jobs that failed for good, kept FAILED_JOB_DAYS (operator API, dashboard). */
   failedJobs: FailedJobRepository;
   libraryDelaySeconds: number;

@@ -41,6 +41,9 @@ export const ROUTE_GROUP_KEYS = {
     'stylePreviews',
     'styleResolver',
     'styles',
+    'uploadSlots',
+    'uploads',
+    'upscales',
     'webhookPrivateAddressesAllowed',
   ],
   /** The OpenAI-compatible surface under /v1. */
@@ -63,6 +66,7 @@ export const ROUTE_GROUP_KEYS = {
     'renderWaitMs',
     'storage',
     'styleResolver',
+    'uploads',
   ],
   /** The dashboard: sign-in, its JSON API and its built pages. */
   dashboard: [
@@ -105,6 +109,7 @@ export const ROUTE_GROUP_KEYS = {
     'stylePreviews',
     'styleResolver',
     'styles',
+    'uploads',
     'webhookPrivateAddressesAllowed',
   ],
   /** The operator API under /admin/api/v1. */

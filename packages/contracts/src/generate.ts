@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Background, EditInputRef } from './image-inputs';
+import { type Background, backgroundModes, type EditInputRef, MAX_EDIT_IMAGES } from './image-inputs';
 import { text } from './text';
 import { webhookUrlSchema } from './webhook';
 
@@ -37,6 +37,8 @@ export const modelIdSchema = text(1, 200).meta({
 });
 
 /** Body of POST /api/v1/generate. Unknown fields are ignored; values are never clamped. */
+const inputIdSchema = z.uuid({ error: 'Expected an upload or image id' });
+
 export const generateBodySchema = z.object({
   prompt: text(1, 2000)
     .refine((p) => p.trim().length > 0, { error: 'Must not be blank' })
@@ -61,6 +63,23 @@ export const generateBodySchema = z.object({
   negativePrompt: negativePromptSchema.optional(),
   webhookUrl: webhookUrlSchema.optional(),
   model: modelIdSchema.optional(),
+  image: z
+    .union([
+      inputIdSchema,
+      z
+        .array(inputIdSchema, { error: 'Expected an id or an array of ids' })
+        .min(1, { error: 'At least one id' })
+        .max(MAX_EDIT_IMAGES, { error: `At most ${MAX_EDIT_IMAGES} images` }),
+    ])
+    .optional()
+    .meta({
+      description: `An edit: the image to start from, an upload's id (POST /api/v1/uploads) or one of your images' ids; an array of up to ${MAX_EDIT_IMAGES} for reference images after it. \`strength\` then says how far the result may depart from it (0 keeps it, 1 repaints freely)`,
+    }),
+  mask: inputIdSchema.optional().meta({ description: "An upload's id: a PNG the size of the image, transparent where it may change (OpenAI's convention)" }),
+  background: z
+    .enum(backgroundModes, { error: 'Expected one of auto, opaque, transparent' })
+    .optional()
+    .meta({ description: 'transparent: an alpha background on the models that can draw one (PNG and WebP keep it, JPEG is flattened onto white)' }),
   mode: z
     .enum(['generate', 'instant'], { error: 'Expected generate or instant' })
     .default('generate')

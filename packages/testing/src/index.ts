@@ -5,3 +5,4 @@ export * from './processes';
 export * from './until';
 export * from './event-stream';
 export * from './chromium';
+export * from './images';

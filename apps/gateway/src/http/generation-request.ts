@@ -1,20 +1,31 @@
-import type { GenerationRequest } from '@promptpix/contracts';
-import { fieldError, type PlanName } from '@promptpix/core';
+import { type GenerationRequest, ImageInputMessages } from '@promptpix/contracts';
+import { type EditInputIds, editRefusal, fieldError, type PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../deps';
 import { chosenModel } from './model-choice';
 import { assertModelTextsAllowed, assertPromptAllowed } from './prompt-safety';
 
-/** What a caller asks a generation for, before its style is resolved. */
-export type GenerationFields = Omit<GenerationRequest, 'renderStyle' | 'promptTemplate'>;
+/** What a caller asks a generation for, before its style and its edit's inputs are resolved. */
+export type GenerationFields = Omit<GenerationRequest, 'renderStyle' | 'promptTemplate' | 'edit'> & { image?: string | string[]; mask?: string };
+
+/** The ids of an edit's inputs as a caller sends them, or undefined for no edit; a mask alone is a 400 naming `mask`. */
+export function editIdsOf(fields: Pick<GenerationFields, 'image' | 'mask'>): EditInputIds | undefined {
+  if (fields.image === undefined) {
+    if (fields.mask !== undefined) throw fieldError('mask', ImageInputMessages.maskWithoutImage);
+    return undefined;
+  }
+  return { images: Array.isArray(fields.image) ? fields.image : [fields.image], ...(fields.mask && { mask: fields.mask }) };
+}
 
 /**
  * The checks every generation passes before it starts, in order: the prompt screen (a 400 naming
  * `prompt`), the character is the account's (400 naming `character`), the style is known and
- * allowed on the plan (400 / 403), the model is served (400 naming `model`), and the style's template passes the same screen. Returns the request the job stores. Shared by the public
- * generate and the dashboard's regenerate.
+ * allowed on the plan (400 / 403), the model is served (400 naming `model`), the style's template
+ * passes the same screen, and an edit's inputs are the account's and fit the model (400 naming
+ * `image` or `mask`). Returns the request the job stores. Shared by the public generate, the
+ * OpenAI-shaped surface and the dashboard.
  */
 export async function checkedGenerationRequest(
-  deps: Pick<GatewayDeps, 'promptSafety' | 'characters' | 'styleResolver' | 'models'>,
+  deps: Pick<GatewayDeps, 'promptSafety' | 'characters' | 'styleResolver' | 'models' | 'uploads'>,
   account: { id: string; plan: PlanName },
   fields: GenerationFields,
 ): Promise<GenerationRequest> {
@@ -23,6 +34,13 @@ export async function checkedGenerationRequest(
   if (fields.character && !(await deps.characters.exists(account.id, fields.character))) throw fieldError('character', 'Unknown character');
   const style = await deps.styleResolver.resolve(account, fields.style);
   assertModelTextsAllowed(deps.promptSafety, { prompt: fields.prompt, promptTemplate: style.promptTemplate, ageBucket: fields.ageBucket });
+  const editIds = editIdsOf(fields);
+  if (editIds) {
+    const served = deps.models.get(model);
+    const refused = served && editRefusal(served.id, served.model.edits, { images: editIds.images.length, mask: !!editIds.mask });
+    if (refused) throw fieldError(refused.field, refused.message);
+  }
+  const edit = editIds && (await deps.uploads.resolveEdit(account.id, editIds));
   return {
     prompt: fields.prompt,
     ...style,
@@ -35,5 +53,7 @@ export async function checkedGenerationRequest(
     seed: fields.seed,
     negativePrompt: fields.negativePrompt,
     ...(model && { model }),
+    ...(edit && { edit }),
+    ...(fields.background && { background: fields.background }),
   };
 }

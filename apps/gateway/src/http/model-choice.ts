@@ -1,7 +1,7 @@
 import { fieldError } from '@promptpix/core';
 import type { ModelRegistry } from '@promptpix/models';
 
-export type ServedModels = Pick<ModelRegistry, 'defaultId' | 'ids'>;
+export type ServedModels = Pick<ModelRegistry, 'defaultId' | 'ids' | 'get'>;
 
 /**
  * The model a request names, as the job stores it: absent for the default (so the default's cache

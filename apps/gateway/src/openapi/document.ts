@@ -2,6 +2,7 @@ import { createDocument } from 'zod-openapi';
 import { adminApiPaths } from './paths/admin-api';
 import { jobEventPaths } from './paths/job-events';
 import { openAiCompatiblePaths } from './paths/openai-compatible';
+import { imagesInPaths } from './paths/images-in';
 import { publicApiPaths } from './paths/public-api';
 import { withPreflight } from './paths/preflight';
 import { servicePaths } from './paths/service';
@@ -40,7 +41,15 @@ export function buildOpenApiDocument(options: { serverUrl: string; version: stri
       { name: 'OpenAI-compatible', description: "OpenAI's Images API at /v1, for tools that speak it: errors in OpenAI's envelope" },
       { name: 'Operator', description: 'The operator API, authenticated with ADMIN_TOKEN' },
     ],
-    paths: withPreflight({ ...publicApiPaths, ...jobEventPaths, ...servicePaths, ...openAiCompatiblePaths, ...adminApiPaths, ...webhookAdminPaths }),
+    paths: withPreflight({
+      ...publicApiPaths,
+      ...imagesInPaths,
+      ...jobEventPaths,
+      ...servicePaths,
+      ...openAiCompatiblePaths,
+      ...adminApiPaths,
+      ...webhookAdminPaths,
+    }),
     webhooks: outgoingWebhooks,
     components: { securitySchemes },
   });

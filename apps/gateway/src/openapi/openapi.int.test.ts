@@ -55,7 +55,7 @@ function registeredRoutes(app: Express): string[] {
     for (const layer of stack) {
       if (layer.route) for (const method of Object.keys(layer.route.methods)) routes.push(`${method.toUpperCase()} ${expressToOpenApiPath(layer.route.path)}`);
       else if (layer.handle?.stack) walk(layer.handle.stack);
-      else if (layer.rawPath && layer.rawPath !== '/' && layer.name === 'serveStatic') routes.push(`GET ${layer.rawPath}/*`);
+      else if (layer.rawPath && layer.rawPath !== '/' && ['serveStatic', 'servePublicFiles'].includes(layer.name)) routes.push(`GET ${layer.rawPath}/*`);
     }
   };
   walk((app as any).router.stack);

@@ -1,22 +1,12 @@
-import { crc32 } from 'node:zlib';
 import { IMAGE_INPUT_LIMITS, ImageInputMessages } from '@promptpix/contracts';
 import { AppError } from '@promptpix/core';
+import { pngClaiming } from '@promptpix/testing';
 import sharp from 'sharp';
 import { fitEditInputs } from './fit';
 import { sanitizeImageInput } from './sanitize';
 
 const solid = (width: number, height: number, channels: 3 | 4 = 3) =>
   sharp({ create: { width, height, channels, background: channels === 4 ? { r: 10, g: 200, b: 30, alpha: 0.5 } : { r: 10, g: 200, b: 30 } } });
-
-/** A real 1×1 PNG whose IHDR is rewritten to claim `width`×`height` (CRC fixed): a decompression bomb's header. */
-async function pngClaiming(width: number, height: number): Promise<Buffer> {
-  const png = Buffer.from(await solid(1, 1).png().toBuffer());
-  // Signature (8), IHDR length (4), "IHDR" (4), then width and height; the CRC covers type + data (17 bytes).
-  png.writeUInt32BE(width, 16);
-  png.writeUInt32BE(height, 20);
-  png.writeUInt32BE(crc32(png.subarray(12, 29)), 29);
-  return png;
-}
 
 async function refusal(promise: Promise<unknown>): Promise<{ field: string; message: string }> {
   const error = await promise.then(

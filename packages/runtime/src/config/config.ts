@@ -156,6 +156,8 @@ const envSchema = z.object({
   MAX_CHARACTERS_PER_ACCOUNT: int(50, 1, 100_000),
   UPLOAD_BYTES_PER_ACCOUNT: int(256 * 1024 * 1024, 0, 1024 ** 4),
   UPLOAD_TTL_HOURS: int(24, 1, 24 * 365),
+  UPLOADS_IN_FLIGHT: int(4, 1, 256),
+  UPLOADS_IN_FLIGHT_PER_ACCOUNT: int(2, 1, 256),
   JOB_STREAMS_PER_KEY: int(20, 1, 100_000),
   JOB_STREAMS_PER_ACCOUNT: int(100, 1, 1_000_000),
   SAFETY_FILTER: z.preprocess((v) => (v === '' || v === undefined ? 'on' : v), z.enum(['on', 'off'])),
@@ -232,7 +234,12 @@ export interface Config {
   /** Characters (each up to 10 reference photos) one account may hold. */
   maxCharactersPerAccount: number;
   /** Images sent in to edit (POST /api/v1/uploads): bytes one account's live uploads may hold; hours an upload lives after its last use. */
-  uploads: { bytesPerAccount: number; ttlHours: number };
+  uploads: {
+    bytesPerAccount: number;
+    ttlHours: number;
+    /** Image bodies one gateway process reads and decodes at once, and of those, per account. */
+    inFlight: { perProcess: number; perAccount: number };
+  };
   /** Job event streams one gateway holds open at once per key and per account. */
   jobStreams: { perKey: number; perAccount: number };
   /** The prompt safety filter; null when SAFETY_FILTER=off. */
@@ -529,7 +536,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT,
     maxCharactersPerAccount: e.MAX_CHARACTERS_PER_ACCOUNT,
-    uploads: { bytesPerAccount: e.UPLOAD_BYTES_PER_ACCOUNT, ttlHours: e.UPLOAD_TTL_HOURS },
+    uploads: {
+      bytesPerAccount: e.UPLOAD_BYTES_PER_ACCOUNT,
+      ttlHours: e.UPLOAD_TTL_HOURS,
+      inFlight: { perProcess: e.UPLOADS_IN_FLIGHT, perAccount: e.UPLOADS_IN_FLIGHT_PER_ACCOUNT },
+    },
     jobStreams: { perKey: e.JOB_STREAMS_PER_KEY, perAccount: e.JOB_STREAMS_PER_ACCOUNT },
     safety: e.SAFETY_FILTER === 'on' ? { extraTerms: parseTermList(e.SAFETY_EXTRA_TERMS), extraKidsTerms: parseTermList(e.SAFETY_KIDS_TERMS) } : null,
     trustProxy: e.TRUST_PROXY,

@@ -29,6 +29,7 @@ type Deps = Pick<
   | 'publicBaseUrl'
   | 'storage'
   | 'styleResolver'
+  | 'uploads'
 >;
 
 type ImageRow = NonNullable<Awaited<ReturnType<ImageRepository['findById']>>>;

@@ -27,6 +27,7 @@ type Deps = Pick<
   | 'queue'
   | 'rateLimiter'
   | 'styleResolver'
+  | 'uploads'
   | 'webhookPrivateAddressesAllowed'
 >;
 

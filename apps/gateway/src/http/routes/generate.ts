@@ -24,6 +24,7 @@ type Deps = Pick<
   | 'promptSafety'
   | 'rateLimiter'
   | 'styleResolver'
+  | 'uploads'
   | 'webhookPrivateAddressesAllowed'
 >;
 

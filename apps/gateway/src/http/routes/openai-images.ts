@@ -39,6 +39,7 @@ type Deps = Pick<
   | 'renderWaitMs'
   | 'storage'
   | 'styleResolver'
+  | 'uploads'
 >;
 
 /** The body is read only after the key is known; this bounds it (a 2000-character prompt and negative prompt, escaped, fit). */
