@@ -43,6 +43,7 @@ export const ImageInputMessages = {
   uploadBudget: (budgetBytes: number) =>
     `Your uploads would pass this account's storage budget of ${Math.round(budgetBytes / (1024 * 1024))} MiB; uploads expire when unused, or reuse an upload's id`,
   upscaleTooLarge: (side: number) => `The upscaled image would be ${side} pixels on a side; at most ${MAX_UPSCALED_SIDE}`,
+  instantTakesNoImage: 'Instant mode matches a prompt to the shared library; it takes no image',
   inputGone: 'The uploaded image is gone (uploads expire when unused): upload it again',
   modelCannotEdit: (model: string) => `The model "${model}" cannot edit images`,
   modelTakesNoMask: (model: string) => `The model "${model}" edits without a mask only`,

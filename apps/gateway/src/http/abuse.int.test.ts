@@ -117,6 +117,7 @@ describe.each(SHAPES)('abuse (%s)', (shape) => {
       ['the operator API', '/admin/api/v1/accounts/anyone/characters', { Authorization: 'Bearer wrong' }, 50_000_000],
       ['dashboard character photos', '/dashboard/api/characters', {}, 50_000_000],
       ['the generate API', '/api/v1/generate', { Authorization: 'Bearer sk_live_notakeynotakeynotakeynotakeynotakey' }, 900_000],
+      ['image uploads', '/api/v1/uploads', { 'Content-Type': 'multipart/form-data; boundary=x' }, 25_000_000],
       ['an unknown route', '/nowhere', {}, 50_000_000],
     ])('%s answers from the headers, without waiting for the body', async (_door, path, headers, declared) => {
       const status = await statusBeforeBody(service.baseUrl, path, headers, declared);

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { generateBodySchema, type GenerateBody, type InstantResult } from '@promptpix/contracts';
+import { generateBodySchema, type GenerateBody, ImageInputMessages, type InstantResult } from '@promptpix/contracts';
 import { fieldError, noCloseMatch, quotaHeaders, webhookUrlRefusal, type Caller, type QuotaAccount, type Started, type StoredResponse } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { cancelAtOf, watchDeadline } from '../cancel-after';
@@ -44,6 +44,7 @@ export async function runGenerate(
   // Refused at delivery anyway; a literal private address or localhost can be told now.
   const webhookRefusal = body.webhookUrl && !deps.webhookPrivateAddressesAllowed ? webhookUrlRefusal(body.webhookUrl) : null;
   if (webhookRefusal) throw fieldError('webhookUrl', `Must reach a public address, not a ${webhookRefusal}`);
+  if (body.mode === 'instant' && body.image !== undefined) throw fieldError('image', ImageInputMessages.instantTakesNoImage);
   const request = await checkedGenerationRequest(deps, account, { ...body, ageBucket: body.ageBuckets?.[0] });
   if (body.mode === 'instant') {
     // Instant: the closest shared-library image now; no job, no quota, every plan.

@@ -1,8 +1,10 @@
+import http from 'node:http';
 import request from 'supertest';
 import sharp from 'sharp';
 import { ErrorMessages, IMAGE_INPUT_LIMITS, ImageInputMessages } from '@promptpix/contracts';
 import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
-import { pngClaiming } from '@promptpix/testing';
+import { pngClaiming, until } from '@promptpix/testing';
+import { UploadSlotMessages } from '../upload-slots';
 
 const photo = (color: string, width = 256, height = 256) =>
   sharp({ create: { width, height, channels: 3, background: color } })
@@ -98,11 +100,30 @@ describe.each(SHAPES)('images sent in: uploads, edits and upscales (%s)', (shape
     expect([meta.width, meta.height]).toEqual([512, 512]);
   });
 
+  it('an account with its uploads in flight gets a 429 for one more, while another account still uploads', async () => {
+    const busy = await service.createAccount();
+    const held = [await holdUpload(service.baseUrl, busy.secretKey), await holdUpload(service.baseUrl, busy.secretKey)];
+    try {
+      const bytes = await photo('#778899');
+      const third = await until(
+        () => upload(bytes, busy.secretKey),
+        (res) => res.status !== 201 && res.status !== 200,
+        'the account’s two slots to be taken',
+      );
+      expect([third.status, third.body.error, third.headers['retry-after']]).toEqual([429, UploadSlotMessages.account, '1']);
+      expect((await upload(bytes)).status).toBeLessThan(300);
+    } finally {
+      for (const request of held) request.destroy();
+    }
+  });
+
   it('a mask of another size, a mask alone, and another account’s upload are 400s naming the field', async () => {
     const image = (await upload(await photo('#3366cc'))).body.id;
     const wide = (await upload(await leftHalfMask(384, 256))).body.id;
     const wrongSize = await generate({ prompt: 'x', image, mask: wide });
     expect(wrongSize.body.details.fieldErrors.mask).toEqual([ImageInputMessages.maskSize({ width: 384, height: 256 }, { width: 256, height: 256 })]);
+    const instant = await generate({ prompt: 'x', image, mode: 'instant' });
+    expect(instant.body.details.fieldErrors.image).toEqual([ImageInputMessages.instantTakesNoImage]);
     const maskAlone = await generate({ prompt: 'x', mask: wide });
     expect(maskAlone.body.details.fieldErrors.mask).toEqual([ImageInputMessages.maskWithoutImage]);
     const other = await service.createAccount();
@@ -119,5 +140,17 @@ describe.each(SHAPES)('images sent in: uploads, edits and upscales (%s)', (shape
     expect((await post(account.secretKey, { factor: 3 })).body.details.fieldErrors.factor).toEqual(['Expected 2 or 4']);
   });
 });
+
+/** Starts an upload whose body never finishes arriving: it holds one of the account's upload slots until destroyed. */
+function holdUpload(baseUrl: string, key: string): Promise<http.ClientRequest> {
+  return new Promise((resolve) => {
+    const req = http.request(new URL('/api/v1/uploads', baseUrl), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'multipart/form-data; boundary=x', 'Content-Length': '10000000' },
+    });
+    req.on('error', () => undefined);
+    req.write('--x\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n', () => resolve(req));
+  });
+}
 
 const completedOr = (job: { status: string; error?: string }) => (job.status === 'completed' ? 'completed' : `completed (was ${job.status}: ${job.error})`);
