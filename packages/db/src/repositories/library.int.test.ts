@@ -1,7 +1,7 @@
 import { Prisma } from '../generated/client';
 import type { Database } from '../client';
 import { bothDatabases } from '../testing';
-import { createLibraryIndexer } from '@promptpix/core';
+import { createLibraryIndexer, type MeaningVector, type PromptEmbedder } from '@promptpix/core';
 import { createEmbeddedEmbedder } from '@promptpix/models';
 import { COSINE_CANDIDATES, KEY_ROW_BUDGET, createLibraryRepository, nearestLibraryImageSql } from './library';
 
@@ -38,7 +38,18 @@ async function fillLibrary(db: Database, count: number) {
   await db.prisma.$executeRawUnsafe('ANALYZE "Image"');
 }
 
-const embedder = createEmbeddedEmbedder();
+const encoder = createEmbeddedEmbedder();
+/** Both databases index the same 10,000 prompts: each prompt is embedded once, for the first. */
+const vectorsByText = new Map<string, MeaningVector>();
+const embedder: PromptEmbedder = {
+  space: encoder.space,
+  calibration: encoder.calibration,
+  async embed(texts, use) {
+    const missing = [...new Set(texts.filter((t) => !vectorsByText.has(t)))];
+    if (missing.length > 0) (await encoder.embed(missing, use)).forEach((vector, i) => vectorsByText.set(missing[i], vector));
+    return texts.map((t) => vectorsByText.get(t)!);
+  },
+};
 
 interface PlanNode {
   'Node Type': string;
