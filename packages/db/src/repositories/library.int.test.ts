@@ -193,6 +193,17 @@ describe.each(bothDatabases)('shared library nearest match over 10,000 images (%
     expect(near!.trigram).toBeLessThan(1);
   });
 
+  it("never offers an edit's image, which shows what its account sent in", async () => {
+    const library = createLibraryRepository(db.prisma);
+    const account = await db.prisma.account.findFirstOrThrow();
+    const prompt = 'a portrait from my own photo';
+    await db.prisma.image.create({
+      data: { accountId: account.id, prompt, normalizedPrompt: prompt, width: 64, height: 64, format: 'png', seed: 1, storageKey: 'images/edit.png', bytes: 1, inputKey: 'a'.repeat(64), createdAt: new Date(Date.now() - 40 * 24 * 3600 * 1000) },
+    });
+    expect((await library.candidates(query(prompt))).map((c) => c.normalizedPrompt)).not.toContain(prompt);
+    expect(await library.unindexed(embedder.space, 20_000)).not.toContainEqual(expect.objectContaining({ normalizedPrompt: prompt }));
+  });
+
   it('filters by tags and style', async () => {
     const library = createLibraryRepository(db.prisma);
     const [{ prompt }] = await db.prisma.$queryRaw<

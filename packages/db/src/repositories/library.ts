@@ -18,10 +18,14 @@ export const UNEMBEDDED_LIMIT = 200;
 
 const COLUMNS = Prisma.sql`"id", "normalizedPrompt", "style", "storageKey", "width", "height", "format", "seed"::float8 AS "seed", "ageBucket", "tags"`;
 
-/** The shared library: original images (not variants or instant copies) old enough to have joined it, filtered. */
+/**
+ * The shared library: original images (not variants or instant copies) old enough to have joined it,
+ * filtered. An edit's image never joins: it shows what its account sent in.
+ */
 function libraryFilters(q: LibraryQuery): Prisma.Sql[] {
   const filters: Prisma.Sql[] = [
     Prisma.sql`"sourceImageId" IS NULL`,
+    Prisma.sql`"inputKey" IS NULL`,
     Prisma.sql`"createdAt" <= ${q.joinedBefore}`,
     Prisma.sql`"style" IS NOT DISTINCT FROM ${q.style}`,
   ];
@@ -123,7 +127,7 @@ export const createLibraryRepository = (prisma: PrismaClient) => ({
   },
 
   async count(joinedBefore: Date): Promise<number> {
-    return prisma.image.count({ where: { sourceImageId: null, createdAt: { lte: joinedBefore } } });
+    return prisma.image.count({ where: { sourceImageId: null, inputKey: null, createdAt: { lte: joinedBefore } } });
   },
 
   /**
@@ -133,7 +137,7 @@ export const createLibraryRepository = (prisma: PrismaClient) => ({
   async unindexed(space: string, limit: number): Promise<Array<{ id: string; normalizedPrompt: string }>> {
     return prisma.$queryRaw<Array<{ id: string; normalizedPrompt: string }>>`
       SELECT "id", "normalizedPrompt" FROM "Image"
-      WHERE "sourceImageId" IS NULL AND ("meaningSpace" IS NULL OR "meaningSpace" < ${space} OR "meaningSpace" > ${space})
+      WHERE "sourceImageId" IS NULL AND "inputKey" IS NULL AND ("meaningSpace" IS NULL OR "meaningSpace" < ${space} OR "meaningSpace" > ${space})
       LIMIT ${limit}`;
   },
 
