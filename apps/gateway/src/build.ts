@@ -10,7 +10,6 @@ import {
   createPromptSafety,
   createRecentQuota,
   createStyleResolver,
-  createUpscaleService,
   memoizePromptSafety,
   newId,
   type CacheKey,
@@ -30,15 +29,8 @@ import { createUploadSlots } from './http/upload-slots';
 export const SERVICE_NAME = 'promptpix';
 
 /** The gateway's composition root: every service built once, then handed to each route group as only its part. */
-export function buildGateway(
-  infra: Infrastructure,
-  config: Config,
-  logger: Logger,
-  adminToken: string | undefined,
-  stylePreviews: () => Record<string, string> = () => ({}),
-  lifecycle: Lifecycle = createLifecycle(),
-): GatewayRouteGroups {
-  return splitIntoRouteGroups(gatewayDependencies(infra, config, logger, adminToken, stylePreviews, lifecycle));
+export function buildGateway(...args: Parameters<typeof gatewayDependencies>): GatewayRouteGroups {
+  return splitIntoRouteGroups(gatewayDependencies(...args));
 }
 
 function gatewayDependencies(
@@ -155,20 +147,7 @@ function gatewayDependencies(
     failedJobs: infra.failedJobs,
     uploads: infra.uploads,
     uploadSlots: createUploadSlots(config.uploads.inFlight),
-    upscales: createUpscaleService({
-      jobStore: infra.jobStore,
-      queue: infra.queue,
-      quota: infra.quota,
-      singleFlight: infra.singleFlight,
-      activeJobs: infra.activeJobs,
-      admission: infra.admission,
-      storage: infra.storage,
-      places: infra.images,
-      findUpscaled: (sourceId, accountId, variant) => infra.images.findUpscaled(sourceId, accountId, variant),
-      now: () => new Date(),
-      newId,
-      onError: (message, error) => logger.error(message, { error }),
-    }),
+    upscales: infra.upscales,
     libraryDelaySeconds: config.libraryDelaySeconds,
     jobStore: infra.jobStore,
     queue: infra.queue,

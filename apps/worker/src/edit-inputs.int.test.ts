@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  createUpscaleService,
   inputKeyOf,
   type ImageModel,
   type JobRecord,
@@ -128,25 +127,7 @@ describe.each(SHAPES)('edits and upscales in the worker (%s)', (shape) => {
     expect(seen.generate.some((r) => r.prompt === 'steal' || r.prompt === 'gone')).toBe(false);
   });
 
-  const upscaleService = () => {
-    const infra = service.infra;
-    return createUpscaleService({
-      jobStore: infra.jobStore,
-      queue: infra.queue,
-      quota: infra.quota,
-      singleFlight: infra.singleFlight,
-      activeJobs: infra.activeJobs,
-      admission: infra.admission,
-      storage: infra.storage,
-      places: infra.images,
-      findUpscaled: infra.images.findUpscaled,
-      now: () => new Date(),
-      newId: randomUUID,
-      onError: (message, error) => {
-        throw new Error(`${message}: ${String(error)}`);
-      },
-    });
-  };
+  const upscaleService = () => service.infra.upscales;
 
   it('an upscale: the model’s upscaler, one quota unit and one derived place, a copy owned by the account; the same upscale again is free', async () => {
     const infra = service.infra;

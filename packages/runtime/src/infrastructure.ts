@@ -33,7 +33,9 @@ import {
   type LibraryIndexer,
   createLibraryIndexer,
   createUploadService,
+  createUpscaleService,
   type UploadService,
+  type UpscaleService,
 } from '@promptpix/core';
 import {
   createLocalInvalidationBus,
@@ -108,6 +110,8 @@ export interface Infrastructure {
   failedJobs: FailedJobRepository;
   /** Images sent in to edit: uploads (sanitised, budgeted, expiring) and the inputs an edit's job carries. */
   uploads: UploadService;
+  /** Larger copies of stored images as jobs (POST /api/v1/image/:id/upscale). */
+  upscales: UpscaleService;
   /** Reads prompts' meaning for instant mode; null when INSTANT_EMBEDDINGS=off. */
   embedder: PromptEmbedder | null;
   /** Gives library images their meaning vectors (worker loop, library seed); null without an embedder. */
@@ -295,6 +299,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
 
   const singleFlight = redis ? createRedisSingleFlight({ redis, prefix }) : createMemorySingleFlight();
   const activeJobs = redis ? createRedisActiveJobs({ redis, prefix }) : createMemoryActiveJobs();
+  const admission = redis ? createRedisJobAdmission({ redis, prefix }) : createComposedJobAdmission({ activeJobs, jobStore });
+  const quota = createQuotaService({ store: createQuotaStore(db.prisma, db.sql), monthlyGenerations: config.monthlyGenerations, now });
 
   const library = createLibraryRepository(db.prisma);
   const images = createImageRepository(db.prisma, db.sql);
@@ -333,14 +339,28 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     }),
     embedder,
     libraryIndexer: embedder ? createLibraryIndexer({ library, embedder }) : null,
-    quota: createQuotaService({ store: createQuotaStore(db.prisma, db.sql), monthlyGenerations: config.monthlyGenerations, now }),
+    upscales: createUpscaleService({
+      jobStore,
+      queue,
+      quota,
+      singleFlight,
+      activeJobs,
+      admission,
+      storage,
+      places: images,
+      findUpscaled: (sourceId, accountId, variant) => images.findUpscaled(sourceId, accountId, variant),
+      now,
+      newId: randomUUID,
+      onError: (message, error) => logger.error(message, { error }),
+    }),
+    quota,
     events,
     eventStore: eventRepository,
     rateLimiter: redis ? createRedisRateLimiter({ redis, prefix }) : createMemoryRateLimiter(),
     singleFlight,
     idempotency: redis ? createRedisIdempotencyStore({ redis, prefix }) : createMemoryIdempotencyStore(),
     activeJobs,
-    admission: redis ? createRedisJobAdmission({ redis, prefix }) : createComposedJobAdmission({ activeJobs, jobStore }),
+    admission,
     budget: redis ? createRedisBudgetCounter({ redis, prefix }) : createMemoryBudgetCounter(),
     invalidation,
     webhookStore,

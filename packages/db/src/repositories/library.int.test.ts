@@ -46,7 +46,8 @@ const embedder: PromptEmbedder = {
   calibration: encoder.calibration,
   async embed(texts, use) {
     const missing = [...new Set(texts.filter((t) => !vectorsByText.has(t)))];
-    if (missing.length > 0) (await encoder.embed(missing, use)).forEach((vector, i) => vectorsByText.set(missing[i], vector));
+    const vectors = missing.length > 0 ? await encoder.embed(missing, use) : [];
+    for (const [i, vector] of vectors.entries()) vectorsByText.set(missing[i], vector);
     return texts.map((t) => vectorsByText.get(t)!);
   },
 };
@@ -198,7 +199,19 @@ describe.each(bothDatabases)('shared library nearest match over 10,000 images (%
     const account = await db.prisma.account.findFirstOrThrow();
     const prompt = 'a portrait from my own photo';
     await db.prisma.image.create({
-      data: { accountId: account.id, prompt, normalizedPrompt: prompt, width: 64, height: 64, format: 'png', seed: 1, storageKey: 'images/edit.png', bytes: 1, inputKey: 'a'.repeat(64), createdAt: new Date(Date.now() - 40 * 24 * 3600 * 1000) },
+      data: {
+        accountId: account.id,
+        prompt,
+        normalizedPrompt: prompt,
+        width: 64,
+        height: 64,
+        format: 'png',
+        seed: 1,
+        storageKey: 'images/edit.png',
+        bytes: 1,
+        inputKey: 'a'.repeat(64),
+        createdAt: new Date(Date.now() - 40 * 24 * 3600 * 1000),
+      },
     });
     expect((await library.candidates(query(prompt))).map((c) => c.normalizedPrompt)).not.toContain(prompt);
     expect(await library.unindexed(embedder.space, 20_000)).not.toContainEqual(expect.objectContaining({ normalizedPrompt: prompt }));

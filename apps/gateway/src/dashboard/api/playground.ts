@@ -2,34 +2,14 @@ import { Router } from 'express';
 import type { PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { hitPlanRateLimit } from '../../http/middleware/rate-limit';
-import { runGenerate } from '../../http/routes/generate';
+import { type GenerateDeps, runGenerate } from '../../http/routes/generate';
 import { serveJobEvents } from '../../http/routes/job-events';
 import { parseOrThrow } from '../../http/validate';
 import { playgroundBodySchema, type PlaygroundAccepted, type PlaygroundMatch } from '@promptpix/contracts';
 import { signedIn } from '../session';
 import { dashboardCaller } from './account';
 
-type Deps = Pick<
-  GatewayDeps,
-  | 'activeJobsPerKey'
-  | 'cancellation'
-  | 'characters'
-  | 'credentials'
-  | 'generations'
-  | 'idempotency'
-  | 'instant'
-  | 'jobStore'
-  | 'logger'
-  | 'models'
-  | 'now'
-  | 'openStreams'
-  | 'promptSafety'
-  | 'queue'
-  | 'rateLimiter'
-  | 'styleResolver'
-  | 'uploads'
-  | 'webhookPrivateAddressesAllowed'
->;
+type Deps = GenerateDeps & Pick<GatewayDeps, 'jobStore' | 'openStreams' | 'queue'>;
 
 /**
  * The playground: a generation as POST /api/v1/generate makes it (same checks, cache, quota and job

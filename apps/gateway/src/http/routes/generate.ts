@@ -9,7 +9,8 @@ import { authenticate, authOf, callerOf } from '../middleware/auth';
 import { rateLimit } from '../middleware/rate-limit';
 import { parseOrThrow } from '../validate';
 
-type Deps = Pick<
+/** What one generate request uses, whoever sends it (runGenerate). */
+export type GenerateDeps = Pick<
   GatewayDeps,
   | 'activeJobsPerKey'
   | 'cancellation'
@@ -35,7 +36,7 @@ export type GenerateOutcome = { mode: 'instant'; result: InstantResult } | ({ mo
  * with a session): the same checks, instant match, cache, quota and job cap.
  */
 export async function runGenerate(
-  deps: Deps,
+  deps: GenerateDeps,
   account: QuotaAccount,
   caller: Caller,
   body: GenerateBody,
@@ -65,7 +66,7 @@ const publicAnswer = (outcome: GenerateOutcome): StoredResponse =>
     : { status: 202, headers: quotaHeaders(outcome.quota), body: { jobId: outcome.job.jobId, status: 'queued' } };
 
 /** POST /api/v1/generate: secret key; 202 with a job to poll (generate mode), 200 in instant mode; Idempotency-Key and Cancel-After honoured. */
-export const generateRoutes = (deps: Deps) =>
+export const generateRoutes = (deps: GenerateDeps) =>
   Router().post('/api/v1/generate', authenticate(deps.credentials, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
     const body = parseOrThrow(generateBodySchema, req.body);
     const auth = authOf(res);
