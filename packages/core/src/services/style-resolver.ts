@@ -1,7 +1,7 @@
 import { AppError, fieldError } from '../errors';
 import { isUuid } from '../ids';
 import type { PlanName } from '../plans';
-import { presetById, tierAllows, type StylePreset } from '../styles';
+import { lowestPlanFor, presetById, tierAllows, type StylePreset } from '../styles';
 
 export interface OwnStyle {
   id: string;
@@ -19,7 +19,7 @@ export interface ResolvedStyle {
 
 /** 403 when the plan may not use the preset. */
 function assertPresetAllowed(plan: PlanName, preset: StylePreset): void {
-  if (!tierAllows(plan, preset.tier)) throw new AppError('forbidden', `The style "${preset.id}" needs the ${preset.tier} plan or higher`);
+  if (!tierAllows(plan, preset.tier)) throw new AppError('forbidden', `The style "${preset.id}" needs the ${lowestPlanFor(preset.tier)} plan or higher`);
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   presetById,
   styleCategories,
   styleTiers,
+  lowestPlanFor,
   tierAllows,
   visualFamilies,
   type StyleTier,
@@ -126,6 +127,12 @@ describe('tierAllows', () => {
 
   it.each(cases)('%s plan, %s tier → %p', (plan, tier, allowed) => {
     expect(tierAllows(plan, tier)).toBe(allowed);
+  });
+
+  it.each(styleTiers)('the lowest plan for the %s tier is a plan accounts have, and it allows the tier', (tier) => {
+    const plan = lowestPlanFor(tier);
+    expect(plans).toContain(plan);
+    expect(tierAllows(plan, tier)).toBe(true);
   });
 
   it('allows nothing for values outside the types (bad data)', () => {

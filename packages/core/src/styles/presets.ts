@@ -331,6 +331,9 @@ export const cacheStyleOf = (style: string | undefined): string | undefined => (
 const planRank: Readonly<Record<PlanName, number>> = { free: 0, hobby: 1, pro: 2, business: 3, enterprise: 4 };
 const tierRank: Readonly<Record<StyleTier, number>> = { free: 0, starter: 1, pro: 2, business: 3 };
 
+/** The plan a tier first comes with, as accounts and the operator CLI name plans (the spec's `starter` tier is the hobby plan). */
+export const lowestPlanFor = (tier: StyleTier): PlanName => (tier === 'starter' ? 'hobby' : tier);
+
 /** Whether an account on `plan` may use a preset of `tier`. Unknown plans or tiers allow nothing. */
 export const tierAllows = (plan: PlanName, tier: StyleTier): boolean => {
   const p = Object.hasOwn(planRank, plan) ? planRank[plan] : undefined;
