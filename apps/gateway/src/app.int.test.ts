@@ -33,6 +33,15 @@ describe('gateway basics (embedded)', () => {
     expect(res.body.error).toEqual(expect.any(String));
   });
 
+  it('the root tells a newcomer where to go: links for a browser, the same as JSON for a client', async () => {
+    const page = await request(service.baseUrl).get('/').set('Accept', 'text/html,application/xhtml+xml');
+    expect([page.status, page.headers['content-type']]).toEqual([200, 'text/html; charset=utf-8']);
+    for (const path of ['/dashboard', '/docs', '/api/health']) expect(page.text).toContain(`${service.baseUrl}${path}"`);
+    const links = await request(service.baseUrl).get('/');
+    expect(links.body).toMatchObject({ service: 'promptpix', health: `${service.baseUrl}/api/health`, dashboard: `${service.baseUrl}/dashboard` });
+    expect((await request(service.baseUrl).get(new URL(links.body.health).pathname)).status).toBe(200);
+  });
+
   it('unknown routes are a JSON 404', async () => {
     const res = await request(service.baseUrl).get('/api/v1/nothing-here');
     expect(res.status).toBe(404);

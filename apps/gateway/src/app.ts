@@ -19,6 +19,7 @@ import { embedRoutes } from './http/routes/embed';
 import { fileRoutes } from './http/routes/files';
 import { generateRoutes } from './http/routes/generate';
 import { healthRoutes } from './http/routes/health';
+import { homeRoutes } from './http/routes/home';
 import { imageRoutes } from './http/routes/images';
 import { jobEventRoutes } from './http/routes/job-events';
 import { jobCancelRoutes } from './http/routes/job-cancel';
@@ -57,7 +58,7 @@ function opsRoutes(deps: RouteGroupDeps<'ops'>) {
 }
 
 function pageRoutes(deps: RouteGroupDeps<'pages'>) {
-  return [clientScriptRoutes(), demoRoutes(deps), docsRoutes(deps), ...(deps.localFilesRoot ? [fileRoutes(deps.localFilesRoot)] : [])];
+  return [homeRoutes(deps), clientScriptRoutes(), demoRoutes(deps), docsRoutes(deps), ...(deps.localFilesRoot ? [fileRoutes(deps.localFilesRoot)] : [])];
 }
 
 function openAiRoutes(deps: RouteGroupDeps<'openAi'>) {

@@ -19,6 +19,32 @@ const models = z
 const text = (type: string, description: string) => ({ description, content: { [type]: { schema: { type: 'string' as const } } } });
 
 export const servicePaths: ZodOpenApiPathsObject = {
+  '/': {
+    get: {
+      tags: ['Service'],
+      operationId: 'home',
+      summary: 'Where to go from here: the dashboard, this reference, the health check',
+      security: auth.none,
+      responses: {
+        '200': {
+          description: 'A page of links for a browser (Accept: text/html); the same links as JSON for any other client',
+          content: {
+            'application/json': {
+              schema: z.object({
+                service: z.literal('promptpix'),
+                dashboard: z.url(),
+                docs: z.url(),
+                openapi: z.url(),
+                health: z.url(),
+                pageScript: z.url(),
+              }),
+            },
+            'text/html': { schema: { type: 'string' as const } },
+          },
+        },
+      },
+    },
+  },
   '/api/ready': {
     get: {
       tags: ['Service'],
