@@ -124,7 +124,7 @@ describe('outbox mailer', () => {
     await mailer.send({ to: 'bob@example.com', subject: 'Second', text: 'two' });
     await mailer.send({ to: 'cy@example.com', subject: 'Third', text: 'three' });
 
-    const files = readdirSync(dir);
+    const files = readdirSync(dir).filter((f) => f.endsWith('.eml'));
     expect(files).toHaveLength(3);
     expect(files.every((f) => /^2026-11-23T\d\d-\d\d-\d\d-\d{3}Z-[0-9a-f]{8}\.eml$/.test(f))).toBe(true);
     const sorted = [...files].sort();
@@ -137,6 +137,10 @@ describe('outbox mailer', () => {
     expect(first.date).toBeInstanceOf(Date);
     expect(first.text).toContain(LINK);
     expect(first.html).toContain(LINK);
+    // Beside each .eml, the message as plain text: the link whole on one line, as read with `cat`.
+    const readable = readFileSync(join(dir, sorted[0].replace(/\.eml$/, '.txt')), 'utf8');
+    expect(readable.split('\n')).toContainEqual(expect.stringContaining(LINK));
+    expect(readable).toMatch(/^To: ada@example.com\nSubject: Your PromptPix sign-in link\n/);
 
     const entries = lines.map((l) => JSON.parse(l));
     const written = entries.filter((e) => e.message === 'mail written to outbox');
@@ -148,6 +152,6 @@ describe('outbox mailer', () => {
   it('is what createMailer picks without an SMTP URL', async () => {
     const { logger } = captureLogger();
     await createMailer({ from: 'noreply@pix.example.com', outboxDir: dir }, logger).send(message());
-    expect(readdirSync(dir)).toHaveLength(1);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.eml'))).toHaveLength(1);
   });
 });

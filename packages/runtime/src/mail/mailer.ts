@@ -41,7 +41,11 @@ export function createSmtpMailer(options: { smtpUrl: string; from: string }, log
 /** `2026-11-23T12-00-00-000Z-1a2b3c4d.eml`: sorts by time; colons left out for every file system. */
 const outboxFileName = (now: Date) => `${now.toISOString().replace(/:/g, '-').replace('.', '-')}-${randomBytes(4).toString('hex')}.eml`;
 
-/** Writes each message as an .eml file under `dir` instead of sending it. */
+/**
+ * Writes each message as an .eml file under `dir` instead of sending it, and beside it the same
+ * message as plain text (`.txt`): an .eml's body is quoted-printable, so a long link read with `cat`
+ * there is broken across lines; in the .txt it is whole.
+ */
 export function createOutboxMailer(options: { outboxDir: string; from: string; now?: () => Date }, logger: Logger): Mailer {
   const composer = once(() => loadNodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
   const now = options.now ?? (() => new Date());
@@ -53,6 +57,9 @@ export function createOutboxMailer(options: { outboxDir: string; from: string; n
       // Written whole under a temporary name, then renamed: a reader never sees half a message.
       await writeFile(`${path}.tmp`, info.message);
       await rename(`${path}.tmp`, path);
+      const readable = path.replace(/\.eml$/, '.txt');
+      await writeFile(`${readable}.tmp`, `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n`);
+      await rename(`${readable}.tmp`, readable);
       logger.info('mail written to outbox', { to: message.to, subject: message.subject, path });
     },
   };
