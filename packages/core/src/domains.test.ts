@@ -19,6 +19,9 @@ describe('checkOrigin', () => {
     [['example.com'], 'http://127.0.0.1:3000', 'allowed'],
     [['example.com'], 'http://[::1]:3000', 'allowed'],
     [['https://Example.com/'], 'https://example.com', 'allowed'],
+    [['https://www.acme.example/path'], 'http://www.acme.example:8080', 'allowed'],
+    [['www.acme.example'], 'https://acme.example', 'blocked'],
+    [['example.com'], 'http://app.localhost:3000', 'allowed'],
     [['example.com'], 'not a url', 'blocked'],
     [['other.org', 'example.com'], 'https://example.com/page?q=1', 'allowed'],
   ] as const)('%j vs %s → %s', (domains, origin, verdict) => {
