@@ -266,8 +266,8 @@ function EquivalentCalls({ input, keyPrefix }: { input: PlaygroundInput; keyPref
       </p>
       {input.image && (
         <p class="muted small">
-          <span class="code">image</span> and <span class="code">mask</span> are uploads of your account (kept {UPLOAD_KEPT} after their last use); from your
-          code, send the files to <span class="code">POST /api/v1/uploads</span> first.
+          <span class="code">image</span> and <span class="code">mask</span> are uploads of your account, which expire when unused; from your code, send the
+          files to <span class="code">POST /api/v1/uploads</span> first.
         </p>
       )}
       <CodeSample title="curl" label="curl command" code={curl} />
@@ -275,8 +275,6 @@ function EquivalentCalls({ input, keyPrefix }: { input: PlaygroundInput; keyPref
     </Card>
   );
 }
-
-const UPLOAD_KEPT = '24 hours';
 
 /** An upload's refusal, told at the field it was for (the upload route names its own field, `image`). */
 const atField = (error: unknown, field: 'image' | 'mask'): unknown =>
