@@ -1,7 +1,7 @@
 /**
  * Editing an image in the playground, in Chromium: a user picks an image file, paints a stroke of
  * the mask (and tries the keyboard's brush and Clear), runs the edit, follows it to the end and
- * compares before and after. The result, fetched as the page shows it, has changed inside the
+ * compares before and after, then upscales the result. The result, fetched as the page shows it, has changed inside the
  * painted stroke and kept every pixel outside it. axe-core finds no violation above minor; the
  * screenshot is test-artifacts/dashboard-playground-edit.png, and docs/images/playground-edit.png
  * with UPDATE_SCREENSHOTS=1.
@@ -138,6 +138,14 @@ it('edits a picked image inside the painted mask only, and compares before and a
   const picture = await page.screenshot({ path: join(TEST_ARTIFACTS, 'dashboard-playground-edit.png') });
   // The docs' copy in a palette PNG: a third of the bytes, no visible difference.
   if (process.env.UPDATE_SCREENSHOTS === '1') await sharp(picture).png({ palette: true, quality: 90 }).toFile(DOCS_PICTURE);
+
+  // Upscale 2×: a larger copy of the edit, followed to its end.
+  await page.getByRole('button', { name: 'Upscale 2×' }).click();
+  await page.getByRole('link', { name: 'Open the 2× copy' }).click();
+  await page
+    .getByText(`${WIDTH * 2}×${HEIGHT * 2}`)
+    .first()
+    .waitFor();
 
   expect(await cspViolations(page)).toEqual([]);
   expect(browser.errors).toEqual([]);

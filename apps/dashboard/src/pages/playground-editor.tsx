@@ -252,7 +252,7 @@ export function ImageDrop({ onPick, error }: { onPick: (file: File) => void; err
         }}
       />
       <p class="hint" id={`${id}-hint`}>
-        Optional: drop or choose a PNG, JPEG or WebP image (up to 25 MiB, 4096 pixels a side) to edit it with the prompt.
+        Optional: a PNG, JPEG or WebP image to edit (drop it here), up to 25 MiB and 4096 pixels a side.
       </p>
       {error && (
         <p class="field-error" id={`${id}-error`}>

@@ -9,6 +9,7 @@ import type {
   PlaygroundMatch,
   StylesView,
   Upload,
+  UpscaleAccepted,
 } from '@promptpix/contracts';
 import { ApiError, api, fieldError, uploadFile } from '../api';
 import { editSize } from '../edit-size';
@@ -195,6 +196,7 @@ function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: b
             Download
           </a>
           <ImageFlagButtons image={image} busy={acting} onFlag={flag} />
+          <Upscale image={image} />
           <button type="button" class="btn btn-primary" disabled={busy} onClick={onAgain}>
             Same prompt again
           </button>
@@ -206,6 +208,35 @@ function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: b
       <ErrorAlert error={error ?? detail.error} />
       {image && <SavePermalink image={image} onSaved={(name) => detail.setData((d) => ({ ...d!, permalinks: [...d!.permalinks, name] }))} />}
     </div>
+  );
+}
+
+/** Upscale 2×: a larger copy of the image (one quota unit, as POST /api/v1/image/:id/upscale), followed to its end, then linked. */
+function Upscale({ image }: { image: ImageDetail }) {
+  const { busy, error, run } = useAction();
+  const [done, setDone] = useState<JobProgressEvent | null>(null);
+  const following = useRef(new AbortController());
+  useEffect(() => () => following.current.abort(), []);
+  const upscale = () =>
+    run(async () => {
+      const accepted = await api<UpscaleAccepted>('POST', `${BASE}/api/images/${encodeURIComponent(image.id)}/upscale`, { factor: 2 });
+      const job = await followJob(accepted.jobId, () => undefined, following.current.signal);
+      if (job?.status === 'failed') throw new Error(`The upscale failed: ${job.error ?? 'unknown error'}`);
+      setDone(job);
+    });
+  if (done?.imageId)
+    return (
+      <Link class="btn btn-secondary" href={`${BASE}/images/${encodeURIComponent(done.imageId)}`}>
+        Open the 2× copy
+      </Link>
+    );
+  return (
+    <>
+      <button type="button" class="btn btn-secondary" disabled={busy} onClick={upscale}>
+        {busy ? 'Upscaling…' : 'Upscale 2×'}
+      </button>
+      <ErrorAlert error={error} />
+    </>
   );
 }
 
