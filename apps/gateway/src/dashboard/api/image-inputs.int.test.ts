@@ -86,7 +86,7 @@ describe('dashboard: uploads, edits and upscales from the playground', () => {
     expect(pixel(8, 128)).not.toEqual(kept);
   });
 
-  it('a mask of another size, a mask alone and another account’s upload are 400s naming the field', async () => {
+  it('a mask of another size, a mask alone, a bad background and another account’s upload are 400s naming the field', async () => {
     const image = (await me.upload('/dashboard/api/uploads', await photo('#3366cc'))).body.id;
     const wide = (await me.upload('/dashboard/api/uploads', await leftHalfMask(384, 256))).body.id;
     const wrongSize = await me.post('/dashboard/api/playground', { prompt: 'x', image, mask: wide });
@@ -96,6 +96,8 @@ describe('dashboard: uploads, edits and upscales from the playground', () => {
     ]);
     const maskAlone = await me.post('/dashboard/api/playground', { prompt: 'x', mask: wide });
     expect(maskAlone.body.details.fieldErrors.mask).toEqual([ImageInputMessages.maskWithoutImage]);
+    const background = await me.post('/dashboard/api/playground', { prompt: 'x', image, background: 'checkered' });
+    expect(background.body.details.fieldErrors.background).toEqual(['Expected one of auto, opaque, transparent']);
 
     const other = await service.createAccount();
     const theirs = await (await dashboardSessionFor(service, other.handle)).post('/dashboard/api/playground', { prompt: 'x', image });
