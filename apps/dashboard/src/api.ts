@@ -1,5 +1,5 @@
 /**
- * The typed fetch wrapper of the dashboard: JSON in and out, the session's CSRF token on every
+ * The typed fetch wrapper of the dashboard: JSON in and out (and a file out, multipart), the session's CSRF token on every
  * state-changing request, 401 sends the browser to the sign-in page, and errors carry the API's
  * `{ error, details.fieldErrors }` for the form that sent them.
  */
@@ -35,10 +35,21 @@ const NO_REDIRECT = [`${BASE}/api/session`, `${BASE}/api/sign-in`];
 export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
+  return send<T>(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
+}
+
+/** One file as a multipart body under `field` (the playground's uploads); the browser writes the content type and its boundary. */
+export function uploadFile<T>(path: string, field: string, file: Blob, filename: string): Promise<T> {
+  const body = new FormData();
+  body.append(field, file, filename);
+  return send<T>('POST', path, { accept: 'application/json' }, body);
+}
+
+async function send<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, headers: Record<string, string>, body: BodyInit | undefined): Promise<T> {
   if (method !== 'GET' && csrfToken) headers[CSRF_HEADER] = csrfToken;
   let response: Response;
   try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+    response = await fetch(path, { method, headers, body, credentials: 'same-origin' });
   } catch {
     throw new ApiError(0, 'The service could not be reached. Check your connection and try again.');
   }

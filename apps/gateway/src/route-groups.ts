@@ -109,7 +109,9 @@ export const ROUTE_GROUP_KEYS = {
     'stylePreviews',
     'styleResolver',
     'styles',
+    'uploadSlots',
     'uploads',
+    'upscales',
     'webhookPrivateAddressesAllowed',
   ],
   /** The operator API under /admin/api/v1. */

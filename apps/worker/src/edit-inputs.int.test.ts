@@ -6,15 +6,7 @@
  * routes come on top of these.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  inputKeyOf,
-  type ImageModel,
-  type JobRecord,
-  type ModelRequest,
-  type QuotaAccount,
-  type UpscaleRequest,
-  uploadStorageKey,
-} from '@promptpix/core';
+import { inputKeyOf, type ImageModel, type JobRecord, type ModelRequest, type QuotaAccount, type UpscaleRequest, uploadStorageKey } from '@promptpix/core';
 import { startTestService, SHAPES, type TestService } from '@promptpix/server/testing';
 import { until } from '@promptpix/testing';
 import sharp from 'sharp';

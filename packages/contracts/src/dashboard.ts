@@ -59,6 +59,9 @@
  *   POST   /dashboard/api/playground  PlaygroundInput      → 202 PlaygroundAccepted (a job; quota counted as POST /api/v1/generate)
  *                                                           | 200 PlaygroundMatch (mode instant); 429 past the plan's rate limit
  *   GET    /dashboard/api/jobs/:jobId/events                → text/event-stream, as GET /api/v1/job/:jobId/events
+ *   POST   /dashboard/api/uploads  multipart, field `image` → 201 Upload (200: the same image again), as POST /api/v1/uploads;
+ *                                                             its id goes in the playground's `image` or `mask`
+ *   POST   /dashboard/api/images/:id/upscale  {factor?}     → 202 UpscaleAccepted (a job; quota counted as POST /api/v1/image/:id/upscale)
  *
  *   Embed (./api/embed.ts)
  *   GET    /dashboard/api/embed                               → EmbedView
@@ -76,6 +79,7 @@ import {
   type styleInputSchema,
 } from './account-resources';
 import { generateBodySchema, imageFormats } from './generate';
+import { uploadSchema } from './image-inputs';
 import { decodeCursor } from './image-cursor';
 import { listBoundOf } from './list-bounds';
 import { characterSchema, instantResultSchema, jobSchema, styleTiers } from './responses';
@@ -364,6 +368,13 @@ export const playgroundAcceptedSchema = z.object({
 });
 export type PlaygroundAccepted = z.infer<typeof playgroundAcceptedSchema>;
 
+/** POST /dashboard/api/images/:id/upscale: the upscale's job and the quota after it. */
+export const upscaleAcceptedSchema = z.object({
+  jobId: z.string(),
+  quota: quotaSchema,
+});
+export type UpscaleAccepted = z.infer<typeof upscaleAcceptedSchema>;
+
 export const playgroundMatchSchema = instantResultSchema.extend({ mode: z.literal('instant') });
 export type PlaygroundMatch = z.infer<typeof playgroundMatchSchema>;
 
@@ -417,6 +428,8 @@ export const dashboardAnswers: readonly DashboardAnswer[] = [
   { method: 'POST', path: '/dashboard/api/failed-jobs/:jobId/retry', schema: failedJobRetriedSchema },
   { method: 'POST', path: '/dashboard/api/playground', status: 202, schema: playgroundAcceptedSchema },
   { method: 'POST', path: '/dashboard/api/playground', status: 200, schema: playgroundMatchSchema },
+  { method: 'POST', path: '/dashboard/api/uploads', schema: uploadSchema },
+  { method: 'POST', path: '/dashboard/api/images/:id/upscale', schema: upscaleAcceptedSchema },
   { method: 'GET', path: '/dashboard/api/embed', schema: embedViewSchema },
   { method: 'POST', path: '/dashboard/api/preview', schema: previewResultSchema },
 ];

@@ -8,12 +8,16 @@ import type {
   PlaygroundInput,
   PlaygroundMatch,
   StylesView,
+  Upload,
+  UpscaleAccepted,
 } from '@promptpix/contracts';
-import { api, fieldError } from '../api';
+import { ApiError, api, fieldError, uploadFile } from '../api';
+import { editSize } from '../edit-size';
 import { BASE } from '../router';
 import { curlCommand, maskedKey, sdkCall } from '../playground-code';
 import { Badge, Card, CopyButton, ErrorAlert, Field, JobProgress, Link, PageHeader, pollJob, useAction, useResource } from '../ui';
 import { ImageFlagButtons, SavePermalink, useImageFlags } from './images';
+import { decodeEditImage, type EditImage, ImageDrop, MaskEditor, type MaskHandle } from './playground-editor';
 
 const SIZES = [
   { label: 'Square, 1024×1024', width: 1024, height: 1024 },
@@ -32,9 +36,11 @@ interface Form {
   format: 'webp' | 'png' | 'jpeg';
   seed: string;
   negativePrompt: string;
+  /** An edit's: how far the result may depart from the image (0 keeps it, 1 repaints freely). */
+  strength: number;
 }
 
-const EMPTY: Form = { prompt: '', mode: 'generate', style: '', character: '', size: 0, format: 'webp', seed: '', negativePrompt: '' };
+const EMPTY: Form = { prompt: '', mode: 'generate', style: '', character: '', size: 0, format: 'webp', seed: '', negativePrompt: '', strength: 1 };
 
 const inputOf = (form: Form, seed: number | undefined = form.seed === '' ? undefined : Number(form.seed)): PlaygroundInput => ({
   prompt: form.prompt,
@@ -48,9 +54,24 @@ const inputOf = (form: Form, seed: number | undefined = form.seed === '' ? undef
   negativePrompt: form.negativePrompt.trim() || undefined,
 });
 
+/** An edit's form: always a generation, at the image's size (or the nearest the API takes), with its strength. */
+const editInputOf = (form: Form, image: EditImage): PlaygroundInput => ({
+  ...inputOf(form),
+  mode: 'generate',
+  ...editSize(image.width, image.height),
+  strength: form.strength,
+});
+
+/** The image an edit started from, for the before-and-after comparison. */
+interface Before {
+  url: string;
+  name: string;
+}
+
 /** What the last run asked and where it stands. */
 interface Run {
   input: PlaygroundInput;
+  before: Before | null;
   job: JobProgressEvent | null;
   /** The backend's last `progress` event while the job is processing (backends that report it). */
   progress?: BackendProgress | null;
@@ -152,8 +173,8 @@ function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: b
         </div>
       )}
       {image && (
-        <figure class="playground-image">
-          <img src={image.url} alt={image.prompt} width={image.width} height={image.height} />
+        <figure class={`playground-image${run.before ? ' compare' : ''}`}>
+          {run.before ? <Compare before={run.before} after={image} /> : <img src={image.url} alt={image.prompt} width={image.width} height={image.height} />}
           <figcaption>
             <span class="detail-badges">
               {run.match && (
@@ -175,6 +196,7 @@ function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: b
             Download
           </a>
           <ImageFlagButtons image={image} busy={acting} onFlag={flag} />
+          <Upscale image={image} />
           <button type="button" class="btn btn-primary" disabled={busy} onClick={onAgain}>
             Same prompt again
           </button>
@@ -186,6 +208,62 @@ function Result({ run, onAgain, busy }: { run: Run; onAgain: () => void; busy: b
       <ErrorAlert error={error ?? detail.error} />
       {image && <SavePermalink image={image} onSaved={(name) => detail.setData((d) => ({ ...d!, permalinks: [...d!.permalinks, name] }))} />}
     </div>
+  );
+}
+
+/** Upscale 2×: a larger copy of the image (one quota unit, as POST /api/v1/image/:id/upscale), followed to its end, then linked. */
+function Upscale({ image }: { image: ImageDetail }) {
+  const { busy, error, run } = useAction();
+  const [done, setDone] = useState<JobProgressEvent | null>(null);
+  const following = useRef(new AbortController());
+  useEffect(() => () => following.current.abort(), []);
+  const upscale = () =>
+    run(async () => {
+      const accepted = await api<UpscaleAccepted>('POST', `${BASE}/api/images/${encodeURIComponent(image.id)}/upscale`, { factor: 2 });
+      const job = await followJob(accepted.jobId, () => undefined, following.current.signal);
+      if (job?.status === 'failed') throw new Error(`The upscale failed: ${job.error ?? 'unknown error'}`);
+      setDone(job);
+    });
+  if (done?.imageId)
+    return (
+      <Link class="btn btn-secondary" href={`${BASE}/images/${encodeURIComponent(done.imageId)}`}>
+        Open the 2× copy
+      </Link>
+    );
+  return (
+    <>
+      <button type="button" class="btn btn-secondary" disabled={busy} onClick={upscale}>
+        {busy ? 'Upscaling…' : 'Upscale 2×'}
+      </button>
+      <ErrorAlert error={error} />
+    </>
+  );
+}
+
+/**
+ * Before and after, one over the other: the range input moves the edge between them (the before on
+ * its left). The before is the image as picked, cropped as the worker crops it (from its centre, to
+ * the edit's shape).
+ */
+function Compare({ before, after }: { before: Before; after: ImageDetail }) {
+  const [edge, setEdge] = useState(50);
+  return (
+    <>
+      <div class="compare-frame">
+        <img class="compare-after" src={after.url} alt={`After: ${after.prompt}`} width={after.width} height={after.height} />
+        <img class="compare-before" src={before.url} alt={`Before: ${before.name}`} style={{ clipPath: `inset(0 ${100 - edge}% 0 0)` }} />
+        <span class="compare-label compare-label-before" aria-hidden="true">
+          Before
+        </span>
+        <span class="compare-label compare-label-after" aria-hidden="true">
+          After
+        </span>
+      </div>
+      <label class="compare-range">
+        <span>Compare before and after</span>
+        <input type="range" min={0} max={100} value={edge} aria-valuetext={`${edge}% before`} onInput={(e) => setEdge(Number(e.currentTarget.value))} />
+      </label>
+    </>
   );
 }
 
@@ -217,11 +295,21 @@ function EquivalentCalls({ input, keyPrefix }: { input: PlaygroundInput; keyPref
         What you just did, through the public API with a secret key (shown masked: the dashboard keeps no keys; create one on{' '}
         <Link href={`${BASE}/keys`}>Integration</Link>).
       </p>
+      {input.image && (
+        <p class="muted small">
+          <span class="code">image</span> and <span class="code">mask</span> are uploads of your account, which expire when unused; from your code, send the
+          files to <span class="code">POST /api/v1/uploads</span> first.
+        </p>
+      )}
       <CodeSample title="curl" label="curl command" code={curl} />
       <CodeSample title="TypeScript SDK" label="SDK call" code={sdk} />
     </Card>
   );
 }
+
+/** An upload's refusal, told at the field it was for (the upload route names its own field, `image`). */
+const atField = (error: unknown, field: 'image' | 'mask'): unknown =>
+  error instanceof ApiError ? new ApiError(error.status, error.message, { [field]: error.fieldErrors.image ?? [error.message] }) : error;
 
 export function PlaygroundPage() {
   const styles = useResource<StylesView>(`${BASE}/api/styles`);
@@ -231,21 +319,65 @@ export function PlaygroundPage() {
   const [run, setRun] = useState<Run | null>(null);
   const { busy, error, run: send } = useAction();
   const following = useRef(new AbortController());
-  useEffect(() => () => following.current.abort(), []);
+  const [editing, setEditing] = useState<EditImage | null>(null);
+  const [pickError, setPickError] = useState<string | undefined>();
+  const mask = useRef<MaskHandle | null>(null);
+  // The upload of the image being edited, made once (the mask may change between runs, the image does not).
+  const uploaded = useRef<{ file: File; id: string } | null>(null);
+  // Object URLs of the images picked: a past run's comparison may still show one, so all go when the page does.
+  const objectUrls = useRef<string[]>([]);
+  useEffect(
+    () => () => {
+      following.current.abort();
+      for (const url of objectUrls.current) URL.revokeObjectURL(url);
+    },
+    [],
+  );
   const secretPrefix = keys.data?.keys.find((k) => k.kind === 'secret')?.prefix ?? null;
 
-  const start = (input: PlaygroundInput) => {
+  const pick = (file: File) => {
+    setPickError(undefined);
+    decodeEditImage(file).then(
+      (image) => {
+        objectUrls.current.push(image.url);
+        setEditing(image);
+      },
+      (e: Error) => setPickError(e.message),
+    );
+  };
+
+  /** The image's upload id (uploaded once) and the mask's, when one is painted. */
+  const uploadEdit = async (image: EditImage): Promise<Pick<PlaygroundInput, 'image' | 'mask'>> => {
+    if (uploaded.current?.file !== image.file) {
+      const upload = await uploadFile<Upload>(`${BASE}/api/uploads`, 'image', image.file, image.file.name).catch((e) => Promise.reject(atField(e, 'image')));
+      uploaded.current = { file: image.file, id: upload.id };
+    }
+    const painted = await mask.current?.exportMask();
+    const maskUpload =
+      painted && (await uploadFile<Upload>(`${BASE}/api/uploads`, 'image', painted, 'mask.png').catch((e) => Promise.reject(atField(e, 'mask'))));
+    return { image: uploaded.current.id, ...(maskUpload && { mask: maskUpload.id }) };
+  };
+
+  /** Runs `asked`; `edit`, the image in the editor to upload first with its mask; `before`, what the comparison shows. */
+  const start = (asked: PlaygroundInput, edit: EditImage | null, before: Before | null) => {
     following.current.abort();
     following.current = new AbortController();
     const signal = following.current.signal;
     return send(async () => {
+      const input = edit ? { ...asked, ...(await uploadEdit(edit)) } : asked;
       if (input.mode === 'instant') {
         const match = await api<PlaygroundMatch>('POST', `${BASE}/api/playground`, input);
-        setRun({ input, job: null, match, quota: null });
+        setRun({ input, before: null, job: null, match, quota: null });
         return;
       }
       const accepted = await api<PlaygroundAccepted>('POST', `${BASE}/api/playground`, input);
-      setRun({ input, job: { jobId: accepted.jobId, status: 'queued', createdAt: new Date().toISOString() }, match: null, quota: accepted.quota });
+      setRun({
+        input,
+        before,
+        job: { jobId: accepted.jobId, status: 'queued', createdAt: new Date().toISOString() },
+        match: null,
+        quota: accepted.quota,
+      });
       await followJob(
         accepted.jobId,
         (job) => setRun((r) => (r && r.job?.jobId === job.jobId ? { ...r, job } : r)),
@@ -257,10 +389,12 @@ export function PlaygroundPage() {
 
   const submit = (event: Event) => {
     event.preventDefault();
-    void start(inputOf(form));
+    if (editing) void start(editInputOf(form, editing), editing, { url: editing.url, name: editing.file.name });
+    else void start(inputOf(form), null, null);
   };
   // A new take: the same request with a fresh seed, so never the cached image (a generation, counted).
-  const again = () => run && void start({ ...run.input, mode: 'generate', seed: Math.floor(Math.random() * 2 ** 32) });
+  const again = () => run && void start({ ...run.input, mode: 'generate', seed: Math.floor(Math.random() * 2 ** 32) }, null, run.before);
+  const editSizeText = editing && Object.values(editSize(editing.width, editing.height)).join('×');
   const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((f) => ({ ...f, [key]: value }));
 
   return (
@@ -282,22 +416,67 @@ export function PlaygroundPage() {
                 />
               )}
             </Field>
+            <fieldset class="edit-source">
+              <legend>Start from an image</legend>
+              {editing ? (
+                <>
+                  <MaskEditor image={editing} handle={mask} onRemove={() => setEditing(null)} />
+                  {['image', 'mask'].map(
+                    (field) =>
+                      fieldError(error, field) && (
+                        <p class="field-error" key={field}>
+                          {fieldError(error, field)}
+                        </p>
+                      ),
+                  )}
+                  <Field
+                    label="Strength"
+                    hint="How far the result may depart from your image: 0 keeps it, 1 repaints freely."
+                    error={fieldError(error, 'strength')}
+                  >
+                    {(p) => (
+                      <input
+                        {...p}
+                        type="range"
+                        min={0}
+                        max={1}
+                        step={0.05}
+                        value={form.strength}
+                        aria-valuetext={String(form.strength)}
+                        onInput={(e) => set('strength', Number(e.currentTarget.value))}
+                      />
+                    )}
+                  </Field>
+                </>
+              ) : (
+                <ImageDrop onPick={pick} error={pickError ?? fieldError(error, 'image')} />
+              )}
+            </fieldset>
             <div>
               <fieldset class="segmented">
                 <legend>Mode</legend>
                 <label class={form.mode === 'generate' ? 'checked' : ''}>
-                  <input type="radio" name="mode" value="generate" checked={form.mode === 'generate'} onChange={() => set('mode', 'generate')} />
+                  <input type="radio" name="mode" value="generate" checked={form.mode === 'generate' || !!editing} onChange={() => set('mode', 'generate')} />
                   Generate
                 </label>
-                <label class={form.mode === 'instant' ? 'checked' : ''}>
-                  <input type="radio" name="mode" value="instant" checked={form.mode === 'instant'} onChange={() => set('mode', 'instant')} />
+                <label class={form.mode === 'instant' && !editing ? 'checked' : ''}>
+                  <input
+                    type="radio"
+                    name="mode"
+                    value="instant"
+                    disabled={!!editing}
+                    checked={form.mode === 'instant' && !editing}
+                    onChange={() => set('mode', 'instant')}
+                  />
                   Instant
                 </label>
               </fieldset>
               <p class="hint">
-                {form.mode === 'instant'
-                  ? 'The closest image of the shared library, at once and free.'
-                  : 'A new image (or your cached one), made by the model; counts toward your quota.'}
+                {editing
+                  ? 'An edit of your image, made by the model; counts toward your quota.'
+                  : form.mode === 'instant'
+                    ? 'The closest image of the shared library, at once and free.'
+                    : 'A new image (or your cached one), made by the model; counts toward your quota.'}
               </p>
             </div>
             <StylePicker styles={styles.data} value={form.style} onChange={(style) => set('style', style)} />
@@ -315,16 +494,24 @@ export function PlaygroundPage() {
                   </select>
                 )}
               </Field>
-              <Field label="Size" error={fieldError(error, 'width') ?? fieldError(error, 'height')}>
-                {(p) => (
-                  <select {...p} value={String(form.size)} onChange={(e) => set('size', Number(e.currentTarget.value))}>
-                    {SIZES.map((s, i) => (
-                      <option key={s.label} value={String(i)}>
-                        {s.label}
-                      </option>
-                    ))}
-                  </select>
-                )}
+              <Field
+                label="Size"
+                hint={editing ? "The image's, or the nearest the API takes." : undefined}
+                error={fieldError(error, 'width') ?? fieldError(error, 'height')}
+              >
+                {(p) =>
+                  editSizeText ? (
+                    <input {...p} readOnly value={editSizeText} />
+                  ) : (
+                    <select {...p} value={String(form.size)} onChange={(e) => set('size', Number(e.currentTarget.value))}>
+                      {SIZES.map((s, i) => (
+                        <option key={s.label} value={String(i)}>
+                          {s.label}
+                        </option>
+                      ))}
+                    </select>
+                  )
+                }
               </Field>
               <Field label="Format" error={fieldError(error, 'format')}>
                 {(p) => (
@@ -355,11 +542,13 @@ export function PlaygroundPage() {
             </Field>
             <ErrorAlert
               error={error}
-              field={['prompt', 'style', 'character', 'width', 'height', 'format', 'seed', 'negativePrompt'].find((f) => fieldError(error, f))}
+              field={['prompt', 'style', 'character', 'width', 'height', 'format', 'seed', 'negativePrompt', 'image', 'mask', 'strength'].find((f) =>
+                fieldError(error, f),
+              )}
             />
             <div class="form-actions">
               <button type="submit" class="btn btn-primary" disabled={busy || !form.prompt.trim()}>
-                {busy ? 'Working…' : form.mode === 'instant' ? 'Find instantly' : 'Generate'}
+                {busy ? 'Working…' : editing ? 'Edit image' : form.mode === 'instant' ? 'Find instantly' : 'Generate'}
               </button>
             </div>
           </form>

@@ -32,6 +32,8 @@ export interface DashboardTestSession {
   post(path: string, body?: unknown): request.Test;
   patch(path: string, body?: unknown): request.Test;
   delete(path: string): request.Test;
+  /** A multipart POST with one file under `field`, as the playground sends an image. */
+  upload(path: string, bytes: Buffer, field?: string, filename?: string): request.Test;
 }
 
 /**
@@ -58,5 +60,6 @@ export async function dashboardSessionFor(service: { baseUrl: string; infra: Inf
     post: (path, body) => checked('POST', path, withHeaders(agent.post(path)).send(body as object)),
     patch: (path, body) => checked('PATCH', path, withHeaders(agent.patch(path)).send(body as object)),
     delete: (path) => withHeaders(agent.delete(path)),
+    upload: (path, bytes, field = 'image', filename = 'image.png') => checked('POST', path, withHeaders(agent.post(path)).attach(field, bytes, filename)),
   };
 }

@@ -1,5 +1,7 @@
+import type { Response } from 'express';
 import type { Caller, PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
+import { hitPlanRateLimit } from '../../http/middleware/rate-limit';
 import type { DashboardAccountRow } from '../session';
 
 /**
@@ -10,3 +12,13 @@ export const dashboardCaller = (deps: Pick<GatewayDeps, 'activeJobsPerKey'>, acc
   keyId: `dashboard:${account.id}`,
   activeJobLimit: deps.activeJobsPerKey[account.plan as PlanName],
 });
+
+/**
+ * What the playground sends that the public API would count (generations, uploads, upscales) is under
+ * the plan's rate limit, in a bucket of the account's own (`api:dashboard:<account>`), as each key has its own.
+ */
+export const hitPlaygroundRateLimit = (
+  deps: Pick<GatewayDeps, 'activeJobsPerKey' | 'now' | 'rateLimiter'>,
+  account: DashboardAccountRow,
+  res: Response,
+): Promise<void> => hitPlanRateLimit(deps.rateLimiter, `api:${dashboardCaller(deps, account).keyId}`, account.plan as PlanName, deps.now().getTime(), res);

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { RouteGroupDeps } from '../../route-groups';
 import { characterRoutes } from './characters';
 import { embedRoutes } from './embed';
+import { imageInputRoutes } from './image-inputs';
 import { imageRoutes } from './images';
 import { keyRoutes } from './keys';
 import { keyLimitRoutes } from './key-limits';
@@ -23,6 +24,7 @@ export function dashboardApiRoutes(deps: RouteGroupDeps<'dashboard'>) {
     usageRoutes(deps),
     embedRoutes(deps),
     playgroundRoutes(deps),
+    imageInputRoutes(deps),
     failedJobRoutes(deps),
   );
 }

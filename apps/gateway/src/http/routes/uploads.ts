@@ -1,5 +1,5 @@
-import { Router } from 'express';
-import { IMAGE_INPUT_LIMITS } from '@promptpix/contracts';
+import { Router, type Request } from 'express';
+import { IMAGE_INPUT_LIMITS, type Upload } from '@promptpix/contracts';
 import { fieldError } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { authenticate, authOf } from '../middleware/auth';
@@ -12,6 +12,27 @@ type Deps = Pick<GatewayDeps, 'credentials' | 'now' | 'rateLimiter' | 'uploadSlo
 export const UPLOAD_BODY = { fileFields: ['image'], maxFiles: 1, maxFileBytes: IMAGE_INPUT_LIMITS.maxBytes, maxFields: 0, maxFieldBytes: 0 } as const;
 
 /**
+ * Reads one image (multipart, field `image`) of an account whose caller is already checked, within
+ * an upload slot, and stores it (checked from its header, stripped of metadata, as PNG). `created`
+ * is false when the account already held the same image (the same upload, its expiry renewed).
+ * Shared by POST /api/v1/uploads and the dashboard's POST /dashboard/api/uploads.
+ */
+export async function receiveUpload(
+  deps: Pick<GatewayDeps, 'uploadSlots' | 'uploads'>,
+  req: Request,
+  accountId: string,
+): Promise<{ upload: Upload; created: boolean }> {
+  const release = deps.uploadSlots.take(accountId);
+  try {
+    const [file] = (await readMultipart(req, UPLOAD_BODY)).files;
+    if (!file) throw fieldError('image', 'Expected an image file in the field "image"');
+    return await deps.uploads.upload(accountId, file.data);
+  } finally {
+    release();
+  }
+}
+
+/**
  * POST /api/v1/uploads: secret key; one image (multipart, field `image`), checked from its header,
  * stripped of metadata and stored as PNG for edits; 201 with its id (200 when the account already
  * holds the same image: the same upload, its expiry renewed). The body is read only after the key,
@@ -19,14 +40,6 @@ export const UPLOAD_BODY = { fileFields: ['image'], maxFiles: 1, maxFileBytes: I
  */
 export const uploadRoutes = (deps: Deps) =>
   Router().post('/api/v1/uploads', authenticate(deps.credentials, { allow: 'secret' }), rateLimit(deps.rateLimiter, 'api', deps.now), async (req, res) => {
-    const { account } = authOf(res);
-    const release = deps.uploadSlots.take(account.id);
-    try {
-      const [file] = (await readMultipart(req, UPLOAD_BODY)).files;
-      if (!file) throw fieldError('image', 'Expected an image file in the field "image"');
-      const { upload, created } = await deps.uploads.upload(account.id, file.data);
-      res.status(created ? 201 : 200).json(upload);
-    } finally {
-      release();
-    }
+    const { upload, created } = await receiveUpload(deps, req, authOf(res).account.id);
+    res.status(created ? 201 : 200).json(upload);
   });
