@@ -6,7 +6,7 @@
  * Everything it creates is removed at the end, also on failure or Ctrl-C.
  *
  * Knobs (environment): BENCH_DURATION_S (10), BENCH_FLOOR_DURATION_S (8), BENCH_WARMUP_S (2),
- * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,embedded,pipeline,worker,cost,instant,meaning,fairness, BENCH_PROFILE=0,
+ * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,embedded,images,pipeline,worker,cost,instant,meaning,fairness, BENCH_PROFILE=0,
  * BENCH_REPLAY_S (20).
  */
 import { execFileSync } from 'node:child_process';
@@ -28,6 +28,7 @@ import { runProfilePhase } from './scenarios/profile';
 import { runDbPaths } from './scenarios/db-paths';
 import { runEmbeddedMemory } from './scenarios/embedded-memory';
 import { runEmbeddedPhase } from './scenarios/embedded';
+import { runEditOverhead, runUploadMemory } from './scenarios/images-in';
 import { pollTarget, runGatewayMemory } from './scenarios/gateway-memory';
 import { runFairnessEmbedded, runFairnessProduction } from './scenarios/fairness';
 import { createStack, ensureBuilt, type Stack } from './stack';
@@ -177,6 +178,11 @@ async function main() {
       results.embeddedMemory = await runEmbeddedMemory(ctx);
       const production = results.http?.scenarios.find((s) => s.id === 'embed')?.measurement.load.latencyMs.p99;
       results.embedded = await runEmbeddedPhase(ctx, production);
+    }
+
+    if (wants(ctx, 'images')) {
+      results.imagesIn = { edits: await runEditOverhead(ctx) };
+      results.imagesIn.uploads = await runUploadMemory(ctx);
     }
 
     let pipelineAcc: BenchAccount | undefined;

@@ -12,6 +12,7 @@ import type { EmbeddedMemoryResult } from './scenarios/embedded-memory';
 import type { GatewayMemoryRow } from './scenarios/gateway-memory';
 import { splitText } from './memory';
 import { embeddedMarkdown, type EmbeddedPhaseResult } from './scenarios/embedded';
+import { imagesInMarkdown, type ImagesInResult } from './scenarios/images-in';
 import { bBoundMs, median, type FairnessResult } from './scenarios/fairness';
 
 export interface Results {
@@ -40,6 +41,7 @@ export interface Results {
   workerWarnLines?: Record<string, number>;
   instant?: InstantResult;
   embedded?: EmbeddedPhaseResult;
+  imagesIn?: ImagesInResult;
   meaning?: MeaningResult;
   fairness?: FairnessResult;
   cost?: {
@@ -402,6 +404,7 @@ export function toMarkdown(r: Results): string {
   }
 
   for (const l of embeddedMarkdown(r.embedded, r.http?.scenarios)) line(l);
+  for (const l of imagesInMarkdown(r.imagesIn)) line(l);
 
   if (r.dbPaths?.length) {
     line('## Database reads of the hot paths, in isolation');

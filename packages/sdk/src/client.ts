@@ -1,4 +1,5 @@
-import { PromptPixError } from './errors';
+import { InvalidRequestError, PromptPixError } from './errors';
+import { describeInvalid } from './error-from-response';
 import { quotaFromHeaders } from './headers';
 import { followJobEvents, type JobEventsOptions } from './job-events';
 import { createTransport, type Transport } from './transport';
@@ -9,11 +10,14 @@ import type {
   AnalyticsEventInput,
   Character,
   CompletedJob,
+  EditInput,
   EmbedElementInput,
   EmbedResult,
   GenerateInput,
   GenerateResult,
   Health,
+  ImageBytes,
+  ImageSource,
   InstantResult,
   JobProgress,
   JobView,
@@ -22,6 +26,8 @@ import type {
   RejectResult,
   RenderQuery,
   Style,
+  Upload,
+  UpscaleInput,
 } from './types';
 
 export interface PromptPixOptions {
@@ -49,6 +55,34 @@ export interface GenerateOptions extends RequestOptions {
    * has not finished by then is cancelled (failed, "cancelled", quota refunded).
    */
   cancelAfter?: number;
+}
+
+export interface UploadOptions extends RequestOptions {
+  /** The file name sent in the multipart part (the service reads the format from the bytes, not the name). */
+  filename?: string;
+}
+
+/** Bytes as a Blob for FormData; a Blob (a File) is sent as it is. */
+function asBlob(bytes: ImageBytes): Blob {
+  if (bytes instanceof Blob) return bytes;
+  // A view of its own bytes: a Buffer may be a slice of a larger pooled ArrayBuffer.
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  return new Blob([view as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' });
+}
+
+/** An InvalidRequestError about an upload's `image` field, told about the edit field the bytes were given for. */
+function renamedField(error: unknown, field: string): unknown {
+  if (!(error instanceof InvalidRequestError) || field === 'image' || !('image' in error.fieldErrors)) return error;
+  const { image, ...rest } = error.fieldErrors;
+  const fieldErrors = { ...rest, [field]: image };
+  const message = typeof error.body?.error === 'string' ? error.body.error : `HTTP ${error.status}`;
+  return new InvalidRequestError(describeInvalid(message, fieldErrors, error.formErrors), {
+    status: error.status,
+    body: error.body,
+    fieldErrors,
+    formErrors: error.formErrors,
+    cause: error,
+  });
 }
 
 function generateHeaders(options: GenerateOptions): Record<string, string> {
@@ -85,6 +119,61 @@ export class PromptPix {
       body: { ...body, mode: 'generate' },
       signal: options.signal,
       headers: generateHeaders(options),
+    });
+    return { jobId: data.jobId, status: data.status, quota: quotaFromHeaders(headers) };
+  }
+
+  /**
+   * Uploads an image to edit from (secret key): a PNG, JPEG or WebP file of at most 25 MiB and
+   * 4096×4096 pixels, sent as multipart/form-data. The service stores it as PNG without metadata;
+   * pass its `id` as `image` or `mask` to `edit` (or `generate`). The same bytes again answer the
+   * same upload, its expiry moved on. Bad files: InvalidRequestError naming `image`; past the
+   * account's upload budget: ConflictError (`code: 'upload_budget_exceeded'`).
+   */
+  async upload(file: ImageBytes, options: UploadOptions = {}): Promise<Upload> {
+    const form = new FormData();
+    form.append('image', asBlob(file), options.filename ?? (typeof File !== 'undefined' && file instanceof File ? file.name : 'image'));
+    const { data } = await this.#transport.json<Upload>({ method: 'POST', path: '/api/v1/uploads', form, signal: options.signal });
+    return data;
+  }
+
+  /**
+   * Starts an edit (secret key): a generation from `image` (an upload's id, one of your images'
+   * ids, or bytes; an array of up to four puts references after the first) within `mask`
+   * (transparent where the image may change). Bytes are uploaded first (`upload`), one after
+   * another; an upload's InvalidRequestError names the field they were given for (`image`, `image[1]`,
+   * `mask`). Then it is `generate` with the ids: the same answer, poll it with `waitForImage`.
+   */
+  async edit(body: EditInput, options: GenerateOptions = {}): Promise<GenerateResult> {
+    const { image, mask, ...rest } = body;
+    const images = Array.isArray(image) ? image : [image];
+    const idOf = async (source: ImageSource, field: string): Promise<string> => {
+      if (typeof source === 'string') return source;
+      try {
+        return (await this.upload(source, { signal: options.signal })).id;
+      } catch (error) {
+        throw renamedField(error, field);
+      }
+    };
+    // One after another: the service lets an account send only a few images at once (UPLOADS_IN_FLIGHT_PER_ACCOUNT).
+    const ids: string[] = [];
+    for (const [i, source] of images.entries()) ids.push(await idOf(source, images.length === 1 ? 'image' : `image[${i}]`));
+    const maskId = mask === undefined ? undefined : await idOf(mask, 'mask');
+    return this.generate({ ...rest, image: Array.isArray(image) ? ids : ids[0], ...(maskId === undefined ? {} : { mask: maskId }) }, options);
+  }
+
+  /**
+   * Starts an upscale of one of your images (secret key): a job whose image is a copy `factor`
+   * (2 or 4, default 2) times wider and taller, at most 8192 pixels on a side. One quota unit;
+   * the same upscale again is the stored copy, free. Poll it with `waitForImage`. Unknown or not
+   * yours: NotFoundError.
+   */
+  async upscale(imageId: string, input: UpscaleInput = {}, options: RequestOptions = {}): Promise<GenerateResult> {
+    const { data, headers } = await this.#transport.json<{ jobId: string; status: 'queued' }>({
+      method: 'POST',
+      path: `/api/v1/image/${segment(imageId)}/upscale`,
+      body: input.factor === undefined ? {} : { factor: input.factor },
+      signal: options.signal,
     });
     return { jobId: data.jobId, status: data.status, quota: quotaFromHeaders(headers) };
   }

@@ -49,7 +49,13 @@ describe('@promptpix/sdk from plain node', () => {
       const statuses = [];
       for await (const job of publishable.jobEvents(jobId)) statuses.push(job.status);
       const missing = await secret.job('00000000-0000-4000-8000-000000000000').catch((error) => error);
-      console.log(JSON.stringify({ health, statuses, notFound: missing instanceof NotFoundError, status: missing.status }));
+      // Bytes go up as multipart through Node's own FormData and Blob, then the edit is a job like any.
+      const sharp = (await import('sharp')).default;
+      const image = await sharp({ create: { width: 256, height: 256, channels: 3, background: '#2a7' } }).png().toBuffer();
+      const upload = await secret.upload(image);
+      const edit = await secret.edit({ prompt: 'a compass rose, redrawn', image, strength: 0.5, width: 256, height: 256 });
+      const edited = await secret.waitForImage(edit.jobId);
+      console.log(JSON.stringify({ health, statuses, notFound: missing instanceof NotFoundError, status: missing.status, upload: [upload.width, upload.height], edited: edited.status }));
       `,
     );
     expect(result).toEqual({
@@ -57,6 +63,8 @@ describe('@promptpix/sdk from plain node', () => {
       statuses: expect.arrayContaining(['completed']),
       notFound: true,
       status: 404,
+      upload: [256, 256],
+      edited: 'completed',
     });
     expect(result.statuses.at(-1)).toBe('completed');
   });
@@ -87,7 +95,7 @@ describe('@promptpix/sdk from plain node', () => {
     const good = [
       consumer(
         'esm.mts',
-        `import { PromptPix, type JobProgress } from '@promptpix/sdk';\nconst pp = new PromptPix({ baseUrl: 'https://h', apiKey: 'k' });\nexport const events: AsyncGenerator<JobProgress> = pp.jobEvents('j');\nexport const health: Promise<{ status: 'ok' }> = pp.health();\n`,
+        `import { PromptPix, type JobProgress, type Upload, type GenerateResult } from '@promptpix/sdk';\nconst pp = new PromptPix({ baseUrl: 'https://h', apiKey: 'k' });\nexport const events: AsyncGenerator<JobProgress> = pp.jobEvents('j');\nexport const health: Promise<{ status: 'ok' }> = pp.health();\nexport const upload: Promise<Upload> = pp.upload(new Uint8Array(1));\nexport const edit: Promise<GenerateResult> = pp.edit({ prompt: 'p', image: [new Blob([]), 'id'], mask: 'm', background: 'transparent' });\nexport const upscale: Promise<GenerateResult> = pp.upscale('i', { factor: 4 });\n`,
       ),
       consumer(
         'cjs.cts',

@@ -52,6 +52,13 @@ describe('fields of each error', () => {
     expect(error.message).toBe('Invalid request: width: Must be a multiple of 64; prompt: Required, Too short');
   });
 
+  it('413 naming a field (an image over the byte limit) is an InvalidRequestError too; a bare 413 stays a PromptPixError', () => {
+    const error = errorFromResponse(413, { error: 'Invalid request', details: { formErrors: [], fieldErrors: { image: ['Image larger than 25 MiB'] } } }, none);
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error).toMatchObject({ status: 413, fieldErrors: { image: ['Image larger than 25 MiB'] } });
+    expect(error.message).toBe('Invalid request: image: Image larger than 25 MiB');
+  });
+
   it.each([
     [{ error: 'Invalid JSON' }, {}, []],
     [{ error: 'Invalid request', details: { formErrors: ['Malformed request'], fieldErrors: {} } }, {}, ['Malformed request']],

@@ -45,7 +45,7 @@ function validationDetails(body: ErrorBody | null): { fieldErrors: Record<string
 }
 
 /** "Invalid request: width: Must be a multiple of 64" reads better in a log than "Invalid request". */
-function describeInvalid(error: string, fieldErrors: Record<string, string[]>, formErrors: string[]): string {
+export function describeInvalid(error: string, fieldErrors: Record<string, string[]>, formErrors: string[]): string {
   const parts = [...formErrors, ...Object.entries(fieldErrors).map(([field, messages]) => `${field}: ${messages.join(', ')}`)];
   return parts.length > 0 ? `${error}: ${parts.join('; ')}` : error;
 }
@@ -54,8 +54,9 @@ function describeInvalid(error: string, fieldErrors: Record<string, string[]>, f
 export function errorFromResponse(status: number, body: ErrorBody | null, headers: HeaderSource): PromptPixError {
   const message = stringField(body, 'error') ?? `HTTP ${status}`;
   const init = { status, body };
-  if (status === 400) {
-    const details = validationDetails(body);
+  const details = validationDetails(body);
+  // 400, and 413 naming a field (an image file over the byte limit): bad input either way.
+  if (status === 400 || (status === 413 && Object.keys(details.fieldErrors).length > 0)) {
     return new InvalidRequestError(describeInvalid(message, details.fieldErrors, details.formErrors), { ...init, ...details });
   }
   if (status === 401) return new AuthenticationError(message, init);

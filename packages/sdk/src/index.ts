@@ -1,4 +1,4 @@
-export { PromptPix, type GenerateOptions, type PromptPixOptions, type RequestOptions } from './client';
+export { PromptPix, type GenerateOptions, type PromptPixOptions, type RequestOptions, type UploadOptions } from './client';
 export type { JobEventsOptions } from './job-events';
 export type { WaitOptions } from './wait-for-image';
 export {

@@ -3,13 +3,16 @@
  * is the model provider: it refuses prompts containing "refuse me" so a job can fail, and takes
  * its time over prompts containing "slowly" so a job can be watched in flight.
  */
-import { ErrorMessages } from '@promptpix/contracts';
+import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
+import { ErrorMessages, IMAGE_INPUT_LIMITS, ImageInputMessages } from '@promptpix/contracts';
 import { PermanentModelError } from '@promptpix/models';
 import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import {
   AuthenticationError,
   ConnectionError,
   GenerationFailedError,
+  ConflictError,
   InvalidRequestError,
   NotFoundError,
   PermissionError,
@@ -24,6 +27,28 @@ import {
 } from './index';
 
 const SMALL = { width: 256, height: 256 } as const;
+
+/** A flat 256×256 image of one colour, as a camera sends it (JPEG). */
+const photo = (color: string) =>
+  sharp({ create: { width: 256, height: 256, channels: 3, background: color } })
+    .jpeg()
+    .toBuffer();
+/** OpenAI's mask convention: transparent on the left half (may change), opaque on the right (kept). */
+const leftHalfMask = () =>
+  sharp({ create: { width: 256, height: 256, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 1 } } })
+    .composite([
+      { input: { create: { width: 128, height: 256, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 1 } } }, left: 0, top: 0, blend: 'dest-out' },
+    ])
+    .png()
+    .toBuffer();
+/** The [r, g, b] of one pixel of a 256-wide image file. */
+async function pixelOf(url: string, x: number, y: number): Promise<number[]> {
+  const { data } = await sharp(Buffer.from(await (await fetch(url)).arrayBuffer()))
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return [...data.subarray((y * 256 + x) * 3, (y * 256 + x) * 3 + 3)];
+}
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 /** The rejection of `promise`, which must reject. */
@@ -48,10 +73,12 @@ describe('@promptpix/sdk against the embedded service', () => {
   beforeAll(async () => {
     service = await startTestService(
       'embedded',
-      { MODEL_LATENCY_MS: '200', LIBRARY_DELAY_SECONDS: '0' },
+      // A small upload budget, so one noisy image passes it (the images-in tests' others are a few kB).
+      { MODEL_LATENCY_MS: '200', LIBRARY_DELAY_SECONDS: '0', UPLOAD_BYTES_PER_ACCOUNT: '300000' },
       {
         model: (inner) => ({
           name: inner.name,
+          edits: inner.edits,
           generate: async (request, signal) => {
             if (request.prompt.includes('refuse me')) throw new PermanentModelError('HTTP 400: rejected by the safety system');
             if (request.prompt.includes('slowly')) await new Promise((r) => setTimeout(r, 2500));
@@ -255,6 +282,86 @@ describe('@promptpix/sdk against the embedded service', () => {
       const redirect = await fetch(url, { redirect: 'manual' });
       expect(redirect.status).toBe(302);
       expect(redirect.headers.get('location')).toBe(image.url);
+    });
+  });
+
+  describe('images in: upload, edit, upscale', () => {
+    it('upload takes a Buffer, a Uint8Array or a Blob: the same image is the same upload', async () => {
+      const bytes = await photo('#3366cc');
+      const first = await secret.upload(bytes);
+      expect(first).toEqual({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        width: 256,
+        height: 256,
+        bytes: expect.any(Number),
+        expiresAt: expect.stringMatching(ISO),
+      });
+      expect(Date.parse(first.expiresAt)).toBeGreaterThan(Date.now() + 23 * 3600_000);
+      expect((await secret.upload(new Uint8Array(bytes))).id).toBe(first.id);
+      expect((await secret.upload(new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), { filename: 'photo.jpg' })).id).toBe(first.id);
+    });
+
+    it('edit uploads bytes first: the image is kept outside the mask; the same edit by ids is the same image', async () => {
+      const [image, mask] = [await photo('#3366cc'), await leftHalfMask()];
+      const started = await secret.edit({ prompt: 'a red barn', image, mask, format: 'png', strength: 1, ...SMALL });
+      expect(started).toEqual({ jobId: expect.any(String), status: 'queued', quota: expect.objectContaining({ used: expect.any(Number) }) });
+      const done = await secret.waitForImage(started.jobId);
+      const kept = await pixelOf(done.imageUrl, 250, 128);
+      expect(Math.abs(kept[0] - 0x33) + Math.abs(kept[1] - 0x66) + Math.abs(kept[2] - 0xcc)).toBeLessThan(12);
+      expect(await pixelOf(done.imageUrl, 8, 128)).not.toEqual(kept);
+
+      const ids = { image: (await secret.upload(image)).id, mask: (await secret.upload(mask)).id };
+      const again = await secret.waitForImage((await secret.edit({ prompt: 'a red barn', ...ids, format: 'png', strength: 1, ...SMALL })).jobId);
+      expect(again.imageId).toBe(done.imageId);
+      // One of the account's images may be the image edited too.
+      const fromImage = await secret.waitForImage(
+        (await secret.edit({ prompt: 'the same barn at night', image: done.imageId, strength: 0.5, ...SMALL })).jobId,
+      );
+      expect(fromImage.imageId).not.toBe(done.imageId);
+    });
+
+    it('upscale makes a 2× copy for one quota unit; the same upscale again is free', async () => {
+      const first = await secret.upscale(made.imageId, { factor: 2 });
+      expect(first).toEqual({ jobId: expect.any(String), status: 'queued', quota: expect.objectContaining({ used: expect.any(Number) }) });
+      const larger = await secret.waitForImage(first.jobId);
+      const meta = await sharp(Buffer.from(await (await fetch(larger.imageUrl)).arrayBuffer())).metadata();
+      expect([meta.width, meta.height]).toEqual([512, 512]);
+      const again = await secret.upscale(made.imageId, { factor: 2 });
+      expect(again.quota?.used).toBe(first.quota?.used);
+      expect((await secret.waitForImage(again.jobId)).imageId).toBe(larger.imageId);
+    });
+
+    it('errors name the field the bytes were given for; publishable keys cannot upload; an unknown image is NotFoundError', async () => {
+      const notAnImage = new TextEncoder().encode('not an image at all');
+      const asMask = await rejectionOf(secret.edit({ prompt: 'x', image: await photo('#000000'), mask: notAnImage }));
+      expect(asMask).toBeInstanceOf(InvalidRequestError);
+      expect(asMask).toMatchObject({ status: 400, fieldErrors: { mask: [ImageInputMessages.notAnImage] } });
+      expect(asMask.message).toBe(`Invalid request: mask: ${ImageInputMessages.notAnImage}`);
+      const asReference = await rejectionOf(secret.edit({ prompt: 'x', image: [made.imageId, notAnImage] }));
+      expect(asReference.fieldErrors).toEqual({ 'image[1]': [ImageInputMessages.notAnImage] });
+
+      const tooLarge = await rejectionOf(secret.upload(new Uint8Array(IMAGE_INPUT_LIMITS.maxBytes + 1)));
+      expect(tooLarge).toBeInstanceOf(InvalidRequestError);
+      expect(tooLarge).toMatchObject({ status: 413, fieldErrors: { image: [ImageInputMessages.tooManyBytes] } });
+
+      const maskless = await rejectionOf(secret.edit({ prompt: 'x', image: await photo('#000000'), mask: await photo('#ffffff') }));
+      expect(maskless.fieldErrors).toEqual({ mask: [ImageInputMessages.maskWithoutAlpha] });
+
+      expect(await rejectionOf(publishable.upload(await photo('#000000')))).toBeInstanceOf(PermissionError);
+      expect(await rejectionOf(publishable.edit({ prompt: 'x', image: made.imageId }))).toBeInstanceOf(PermissionError);
+      expect(await rejectionOf(secret.upscale('00000000-0000-4000-8000-000000000000'))).toBeInstanceOf(NotFoundError);
+      const factor = await rejectionOf(secret.upscale(made.imageId, { factor: 3 as 2 }));
+      expect(factor.fieldErrors).toEqual({ factor: ['Expected 2 or 4'] });
+    });
+
+    it('an upload past the account’s budget is a ConflictError with its code', async () => {
+      // 512×512 of noise: about 790 kB as PNG, past the 300 kB budget this service is given.
+      const noise = await sharp(randomBytes(512 * 512 * 3), { raw: { width: 512, height: 512, channels: 3 } })
+        .png()
+        .toBuffer();
+      const error = await rejectionOf(secret.upload(noise));
+      expect(error).toBeInstanceOf(ConflictError);
+      expect(error).toMatchObject({ status: 409, code: 'upload_budget_exceeded' });
     });
   });
 

@@ -15,6 +15,8 @@ export interface Call {
   query?: QueryValues;
   /** Sent as JSON. */
   body?: unknown;
+  /** Sent as multipart/form-data (fetch writes the boundary); instead of `body`. */
+  form?: FormData;
   /** Send the key (default true); only the public styles list goes without. */
   authenticated?: boolean;
   redirect?: RequestRedirect;
@@ -23,7 +25,7 @@ export interface Call {
   headers?: Record<string, string>;
 }
 
-/** Sends requests the API's way: Bearer key, JSON bodies, typed errors for every 4xx/5xx. */
+/** Sends requests the API's way: Bearer key, JSON bodies (multipart for files), typed errors for every 4xx/5xx. */
 export function createTransport(config: TransportConfig) {
   /** The raw response of a call; statuses of 400 and above are thrown as typed errors. */
   async function send(call: Call): Promise<Response> {
@@ -35,7 +37,7 @@ export function createTransport(config: TransportConfig) {
       response = await config.fetch(buildUrl(config.baseUrl, call.path, call.query), {
         method: call.method,
         headers,
-        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        body: call.form ?? (call.body === undefined ? undefined : JSON.stringify(call.body)),
         redirect: call.redirect,
         signal: call.signal,
       });
