@@ -11,6 +11,11 @@ let loaded: typeof SharpModule | undefined;
  * `sharp.concurrency`, as the worker does) may import sharp directly; it is the same module.
  */
 export function loadSharp(): typeof SharpModule {
-  loaded ??= require('sharp') as typeof SharpModule;
+  if (!loaded) {
+    loaded = require('sharp') as typeof SharpModule;
+    // Every process here is long-running and decodes images it never reads twice (uploads, variants):
+    // libvips' operation cache would only keep their memory after the request.
+    loaded.cache(false);
+  }
   return loaded;
 }
