@@ -4,6 +4,11 @@
  * the generation service, whose storage and queue are proved on both shapes by uploads.int.test.ts
  * and openai-images.int.test.ts; nothing here differs between them.
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import OpenAI, { toFile } from 'openai';
 import sharp from 'sharp';
 import { ErrorMessages, ImageInputMessages } from '@promptpix/contracts';
@@ -11,6 +16,11 @@ import { startTestService, type TestAccount, type TestService } from '@promptpix
 import { publishedErrorResponse, publishedImagesResponse } from './openai-published';
 
 jest.setTimeout(120_000);
+
+const ROOT = join(__dirname, '../../../../..');
+/** The page's example of an edit with the official client: its second `js` block. */
+const editExample = () =>
+  [...readFileSync(join(ROOT, 'docs/api/openai-compatible.md'), 'utf8').matchAll(/```(.*)\n([\s\S]*?)```/g)].filter((m) => m[1] === 'js').map((m) => m[2])[1];
 
 /** A PNG whose every pixel differs from its neighbours': red = x, green = y. */
 const gradient = (width: number, height: number) => {
@@ -127,6 +137,23 @@ describe('POST /v1/images/edits with the openai client', () => {
     expect((await raised(openai.images.edit({ image: other, prompt: 'x', size: '100x100' as '256x256' }))).param).toBe('size');
     expect((await raised(openai.images.edit({ image: other, prompt: 'x', response_format: 'gif' as 'url' }))).param).toBe('response_format');
     expect(await uploadsHeld()).toBe(held);
+  });
+
+  it("runs the documentation page's example of an edit as written", async () => {
+    const example = editExample();
+    expect(example).toContain('images.edit(');
+    const cwd = mkdtempSync(join(tmpdir(), 'promptpix-edit-example-'));
+    try {
+      symlinkSync(join(ROOT, 'node_modules'), join(cwd, 'node_modules'));
+      writeFileSync(join(cwd, 'photo.png'), await gradient(256, 256));
+      writeFileSync(join(cwd, 'mask.png'), await leftHalfMask(256, 256));
+      const env = { ...process.env, BASE_URL: service.baseUrl, SECRET_KEY: account.secretKey };
+      const { stdout } = await promisify(execFile)('node', ['--input-type=module', '-e', example], { cwd, env });
+      const file = Buffer.from(await (await fetch(stdout.trim())).arrayBuffer());
+      expect(await sharp(file).metadata()).toMatchObject({ width: 256, height: 256, format: 'png' });
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 
   it('refuses a publishable key, and a request without a valid key before its body is read', async () => {
