@@ -331,8 +331,8 @@ describe('responses recorded from the service match the document', () => {
         .toBuffer();
     const editForm = async (mask: Buffer | null) => {
       const form = new FormData();
-      form.append('image', new Blob([await png(256, 256, 3)], { type: 'image/png' }), 'photo.png');
-      if (mask) form.append('mask', new Blob([mask], { type: 'image/png' }), 'mask.png');
+      form.append('image', new Blob([new Uint8Array(await png(256, 256, 3))], { type: 'image/png' }), 'photo.png');
+      if (mask) form.append('mask', new Blob([new Uint8Array(mask)], { type: 'image/png' }), 'mask.png');
       form.append('prompt', 'a red barn');
       return form;
     };
