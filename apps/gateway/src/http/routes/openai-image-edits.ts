@@ -88,8 +88,8 @@ function formFieldsOf(fields: MultipartBody['fields']): Record<string, unknown> 
 }
 
 /**
- * Reads and checks an edit's form, stores its files as the account's uploads and answers the
- * generation request they make. The cheap checks (fields, counts, the model's edit support) come
+ * Checks an edit's form, stores its files as the account's uploads and returns the generation
+ * request they make. The cheap checks (fields, counts, the model's edit support) come
  * before any file is decoded; each file is then sanitised and stored like POST /api/v1/uploads
  * (counted against the upload budget, expiring when unused), so a 400 names the field it came in.
  */
