@@ -25,6 +25,7 @@ import { jobEventRoutes } from './http/routes/job-events';
 import { jobCancelRoutes } from './http/routes/job-cancel';
 import { jobRoutes } from './http/routes/jobs';
 import { metricsRoutes } from './http/routes/metrics';
+import { openAiImageEditRoutes } from './http/routes/openai-image-edits';
 import { openAiImageRoutes } from './http/routes/openai-images';
 import { openAiModelRoutes } from './http/routes/openai-models';
 import { permalinkRoutes } from './http/routes/permalinks';
@@ -62,7 +63,7 @@ function pageRoutes(deps: RouteGroupDeps<'pages'>) {
 }
 
 function openAiRoutes(deps: RouteGroupDeps<'openAi'>) {
-  return [openAiImageRoutes(deps), openAiModelRoutes(deps)];
+  return [openAiImageRoutes(deps), openAiImageEditRoutes(deps), openAiModelRoutes(deps)];
 }
 
 /** The gateway's HTTP app. No listen(): main.ts and supertest both use it. */

@@ -66,6 +66,7 @@ export const ROUTE_GROUP_KEYS = {
     'renderWaitMs',
     'storage',
     'styleResolver',
+    'uploadSlots',
     'uploads',
   ],
   /** The dashboard: sign-in, its JSON API and its built pages. */

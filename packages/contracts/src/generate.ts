@@ -3,13 +3,17 @@ import { type Background, backgroundModes, type EditInputRef, MAX_EDIT_IMAGES } 
 import { text } from './text';
 import { webhookUrlSchema } from './webhook';
 
+/** The width and height a generation may have: `min` to `max` pixels, a multiple of `step`. */
+export const DIMENSION_LIMITS = { min: 256, max: 2048, step: 64 } as const;
+
+const { min, max, step } = DIMENSION_LIMITS;
 export const dimensionSchema = z
   .number({ error: 'Expected an integer' })
   .int({ error: 'Expected an integer' })
-  .min(256, { error: 'Must be at least 256' })
-  .max(2048, { error: 'Must be at most 2048' })
-  .refine((n) => n % 64 === 0, { error: 'Must be a multiple of 64' })
-  .meta({ multipleOf: 64, description: '256 to 2048, a multiple of 64' });
+  .min(min, { error: `Must be at least ${min}` })
+  .max(max, { error: `Must be at most ${max}` })
+  .refine((n) => n % step === 0, { error: `Must be a multiple of ${step}` })
+  .meta({ multipleOf: step, description: `${min} to ${max}, a multiple of ${step}` });
 
 export const imageFormats = ['png', 'jpeg', 'webp'] as const;
 export type ImageFormat = (typeof imageFormats)[number];

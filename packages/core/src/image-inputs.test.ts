@@ -1,5 +1,5 @@
 import { IMAGE_INPUT_LIMITS, ImageInputMessages } from '@promptpix/contracts';
-import { editRefusal, fitsUploadBudget, inputProblem, maskProblem, uploadExpiry, uploadStorageKey, upscaledSize } from './image-inputs';
+import { editRefusal, editSizeOf, fitsUploadBudget, inputProblem, maskProblem, uploadExpiry, uploadStorageKey, upscaledSize } from './image-inputs';
 
 const MiB = 1024 * 1024;
 
@@ -46,6 +46,21 @@ describe('maskProblem: OpenAI convention, same size as the image', () => {
     expect(maskProblem({ width: 10, height: 20, hasAlpha: true }, { width: 30, height: 40 })).toBe(
       'The mask is 10×20; it must be the size of the image (30×40)',
     );
+  });
+});
+
+describe('editSizeOf: the size an edit makes from its input (size auto)', () => {
+  it.each([
+    ['a size a generation may have: itself', { width: 256, height: 256 }, { width: 256, height: 256 }],
+    ['landscape, within bounds', { width: 1536, height: 1024 }, { width: 1536, height: 1024 }],
+    ['sides rounded to the nearest multiple of 64', { width: 1000, height: 750 }, { width: 1024, height: 768 }],
+    ['too large: the longest side down to 2048', { width: 4096, height: 3072 }, { width: 2048, height: 1536 }],
+    ['too small: the shortest side up to 256', { width: 300, height: 200 }, { width: 384, height: 256 }],
+    ['tiny and square', { width: 64, height: 64 }, { width: 256, height: 256 }],
+    ['an extreme ratio: each side kept within 256..2048', { width: 4000, height: 100 }, { width: 2048, height: 256 }],
+    ['portrait, too large', { width: 3000, height: 4000 }, { width: 1536, height: 2048 }],
+  ])('%s: %o → %o', (_case, input, size) => {
+    expect(editSizeOf(input)).toEqual(size);
   });
 });
 

@@ -4,7 +4,7 @@
  * expires and whether it fits the account's budget. The sharp work is in @promptpix/models
  * (`sanitizeImageInput`), the storage in ./services/upload-service.ts.
  */
-import { IMAGE_INPUT_LIMITS, ImageInputMessages, MAX_UPSCALED_SIDE, type UpscaleFactor } from '@promptpix/contracts';
+import { DIMENSION_LIMITS, IMAGE_INPUT_LIMITS, ImageInputMessages, MAX_UPSCALED_SIDE, type UpscaleFactor } from '@promptpix/contracts';
 import type { EditSupport } from './ports/model';
 
 /** Formats taken in; anything else (GIF, TIFF, SVG, HEIF, raw pixels, …) is refused from its header. */
@@ -40,6 +40,21 @@ export function maskProblem(mask: InputDimensions & { hasAlpha: boolean }, image
   if (!mask.hasAlpha) return ImageInputMessages.maskWithoutAlpha;
   if (mask.width !== image.width || mask.height !== image.height) return ImageInputMessages.maskSize(mask, image);
   return null;
+}
+
+/**
+ * The size an edit makes when the caller leaves it to the input (OpenAI's `size: auto`): the
+ * input's own size when a generation may have it, else scaled (aspect ratio kept) until its longest
+ * side is at most 2048 and its shortest at least 256, each side then rounded to a multiple of 64
+ * and kept within 256..2048. What the rounding or an extreme aspect ratio leaves over is cropped from
+ * the centre when the worker fits the input (`fitEditInputs`).
+ */
+export function editSizeOf(input: InputDimensions): InputDimensions {
+  const { min, max, step } = DIMENSION_LIMITS;
+  const shrink = Math.min(1, max / Math.max(input.width, input.height));
+  const scale = Math.max(shrink, min / Math.min(input.width, input.height));
+  const side = (pixels: number) => Math.min(max, Math.max(min, Math.round((pixels * scale) / step) * step));
+  return { width: side(input.width), height: side(input.height) };
 }
 
 /** The size of an upscaled image, or why it may not be made. */

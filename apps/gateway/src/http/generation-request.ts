@@ -1,5 +1,5 @@
 import { type GenerationRequest, ImageInputMessages } from '@promptpix/contracts';
-import { type EditInputIds, editRefusal, fieldError, type PlanName } from '@promptpix/core';
+import { type EditAsked, type EditInputIds, editRefusal, fieldError, type PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../deps';
 import { chosenModel } from './model-choice';
 import { assertModelTextsAllowed, assertPromptAllowed } from './prompt-safety';
@@ -14,6 +14,17 @@ export function editIdsOf(fields: Pick<GenerationFields, 'image' | 'mask'>): Edi
     return undefined;
   }
   return { images: Array.isArray(fields.image) ? fields.image : [fields.image], ...(fields.mask && { mask: fields.mask }) };
+}
+
+/**
+ * A 400 naming `image` or `mask` when `model` (the request's, already checked: undefined for the
+ * default) cannot make an edit of this many images, with or without a mask. Cheap: a door that
+ * receives the files itself checks it before storing them.
+ */
+export function assertEditFits(models: GatewayDeps['models'], model: string | undefined, asked: EditAsked): void {
+  const served = models.get(model);
+  const refused = served && editRefusal(served.id, served.model.edits, asked);
+  if (refused) throw fieldError(refused.field, refused.message);
 }
 
 /**
@@ -35,11 +46,7 @@ export async function checkedGenerationRequest(
   const style = await deps.styleResolver.resolve(account, fields.style);
   assertModelTextsAllowed(deps.promptSafety, { prompt: fields.prompt, promptTemplate: style.promptTemplate, ageBucket: fields.ageBucket });
   const editIds = editIdsOf(fields);
-  if (editIds) {
-    const served = deps.models.get(model);
-    const refused = served && editRefusal(served.id, served.model.edits, { images: editIds.images.length, mask: !!editIds.mask });
-    if (refused) throw fieldError(refused.field, refused.message);
-  }
+  if (editIds) assertEditFits(deps.models, model, { images: editIds.images.length, mask: !!editIds.mask });
   const edit = editIds && (await deps.uploads.resolveEdit(account.id, editIds));
   return {
     prompt: fields.prompt,

@@ -6,6 +6,7 @@
  */
 import { hostname } from 'node:os';
 import type { Express } from 'express';
+import sharp from 'sharp';
 import { ErrorMessages } from '@promptpix/contracts';
 import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { expressToOpenApiPath, methodsOf } from './document-walk';
@@ -25,6 +26,8 @@ interface CallOptions {
   key?: string;
   body?: unknown;
   rawBody?: string;
+  /** A multipart/form-data body (fetch sets its content type). */
+  form?: FormData;
   query?: Record<string, string>;
   headers?: Record<string, string>;
 }
@@ -39,7 +42,7 @@ async function call(method: string, template: string, params: Record<string, str
   let body: string | undefined = o.rawBody;
   if (o.body !== undefined) body = JSON.stringify(o.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const response = await fetch(url, { method: method.toUpperCase(), headers, body, redirect: 'manual' });
+  const response = await fetch(url, { method: method.toUpperCase(), headers, body: o.form ?? body, redirect: 'manual' });
   const text = await response.text();
   const json = (response.headers.get('content-type') ?? '').startsWith('application/json');
   const parsed = json && text ? JSON.parse(text) : text;
@@ -321,6 +324,26 @@ describe('responses recorded from the service match the document', () => {
       'insufficient_quota',
     );
     expect((await call('post', '/v1/images/generations', {}, { key: limited.secretKey, body: { prompt: 'x' } })).body.error.code).toBe('rate_limit_exceeded');
+    // An edit: its files are read after the key; 503 until the image exists, as for generations.
+    const png = (width: number, height: number, channels: 3 | 4) =>
+      sharp({ create: { width, height, channels, background: { r: 40, g: 90, b: 200, alpha: 0 } } })
+        .png()
+        .toBuffer();
+    const editForm = async (mask: Buffer | null) => {
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(await png(256, 256, 3))], { type: 'image/png' }), 'photo.png');
+      if (mask) form.append('mask', new Blob([new Uint8Array(mask)], { type: 'image/png' }), 'mask.png');
+      form.append('prompt', 'a red barn');
+      return form;
+    };
+    const openAiEdit = async () => call('post', '/v1/images/edits', {}, { key: oa, form: await editForm(await png(256, 256, 4)) });
+    let edited = await openAiEdit();
+    expect(edited.status).toBe(503);
+    while (edited.status === 503) edited = await openAiEdit();
+    expect(edited.body.data).toHaveLength(1);
+    expect((await call('post', '/v1/images/edits', {}, { key: oa, form: await editForm(await png(384, 256, 4)) })).body.error.param).toBe('mask');
+    expect((await call('post', '/v1/images/edits', {}, { key: oa, body: { prompt: 'x' } })).status).toBe(415);
+    expect((await call('post', '/v1/images/edits', {}, { form: await editForm(null) })).status).toBe(401);
     const models = await call('get', '/v1/models', {}, { key: sk });
     expect((await call('get', '/v1/models/{id}', { id: models.body.data[0].id }, { key: sk })).status).toBe(200);
     expect((await call('get', '/v1/models/{id}', { id: 'no-such-model' }, { key: sk })).status).toBe(404);
@@ -416,6 +439,11 @@ describe('responses recorded from the service match the document', () => {
       'POST /v1/images/generations 413',
       'POST /v1/images/generations 429',
       'POST /v1/images/generations 503',
+      'POST /v1/images/edits 200',
+      'POST /v1/images/edits 400',
+      'POST /v1/images/edits 401',
+      'POST /v1/images/edits 415',
+      'POST /v1/images/edits 503',
       'GET /v1/models 200',
       'GET /v1/models/{id} 200',
       'GET /v1/models/{id} 404',

@@ -1,5 +1,5 @@
 import { ImageInputMessages } from '@promptpix/contracts';
-import { AppError } from '../errors';
+import { AppError, fieldError } from '../errors';
 import { fitsUploadBudget } from '../image-inputs';
 import { createUploadService, type SanitizedInput, type UploadRecord, type UploadStore } from './upload-service';
 
@@ -56,7 +56,8 @@ function setup(budgetBytes = 1000) {
       put: async (key, body) => void objects.set(key, body),
       delete: async (key) => void objects.delete(key),
     },
-    sanitize: async (bytes) => {
+    sanitize: async (bytes, field) => {
+      if (bytes.toString() === 'not an image') throw fieldError(field, ImageInputMessages.notAnImage);
       const { bytes: size, ...image } = JSON.parse(bytes.toString()) as Described;
       return { ...image, data: Buffer.alloc(size) };
     },
@@ -89,6 +90,13 @@ describe('upload service', () => {
     expect(created).toBe(true);
     expect(upload).toEqual({ id: expect.any(String), width: 640, height: 480, bytes: 100, expiresAt: '2026-11-28T12:00:00.000Z' });
     expect([...s.objects.keys()]).toEqual([`uploads/${ME}/${'a'.repeat(64)}.png`]);
+  });
+
+  it('a file that is no image is a 400 naming the form field it came in, and nothing is kept', async () => {
+    const s = setup();
+    expect(await fieldOf(s.service.upload(ME, Buffer.from('not an image')))).toEqual(['image', ImageInputMessages.notAnImage]);
+    expect(await fieldOf(s.service.upload(ME, Buffer.from('not an image'), 'mask'))).toEqual(['mask', ImageInputMessages.notAnImage]);
+    expect(s.objects.size).toBe(0);
   });
 
   it('past the budget: a 409 and nothing kept; the same content again is no new bytes', async () => {

@@ -106,10 +106,11 @@ export const createUploadService = (d: UploadServiceDeps) => {
     /**
      * POST /api/v1/uploads: sanitises `bytes`, stores the PNG under the account and records it
      * under the account's budget (201 answer). The same content again is the same upload, its
-     * expiry moved on. Over the budget: 409, nothing kept.
+     * expiry moved on. Over the budget: 409, nothing kept. A file that is no usable image is a 400
+     * naming `field`, the form field it came in (`image`, `image[1]`, `mask`).
      */
-    async upload(accountId: string, bytes: Buffer): Promise<{ upload: Upload; created: boolean }> {
-      const image = await d.sanitize(bytes, 'image');
+    async upload(accountId: string, bytes: Buffer, field = 'image'): Promise<{ upload: Upload; created: boolean }> {
+      const image = await d.sanitize(bytes, field);
       const now = d.now();
       // A cheap refusal before the write; the recorded count under the lock decides.
       if (!fitsUploadBudget(await d.uploads.heldBytes(accountId, now, image.sha256), image.data.length, d.budgetBytes)) throw overBudget();

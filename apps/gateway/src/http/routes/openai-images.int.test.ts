@@ -3,7 +3,8 @@
  * what a tool pointed at `<base>/v1` sees, on both shapes.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
@@ -240,7 +241,7 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     ]);
   });
 
-  it("runs the documentation page's examples as written: the five lines with the official client, and the curl block", async () => {
+  it("runs the documentation page's examples as written: the five lines with the official client, and the curl blocks", async () => {
     const env = {
       ...process.env,
       BASE_URL: service.baseUrl,
@@ -256,6 +257,12 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
 
     const runnable = examples('sh runnable');
     expect(runnable.length).toBeGreaterThan(0);
-    for (const block of runnable) await run('bash', ['-c', `set -euo pipefail\n${block}`], { env });
+    // The edit sample writes its files where it runs.
+    const cwd = mkdtempSync(join(tmpdir(), 'promptpix-openai-docs-'));
+    try {
+      for (const block of runnable) await run('bash', ['-c', `set -euo pipefail\n${block}`], { env, cwd });
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,6 @@
 /** Contract tests: OpenAI's published request and answer shapes against this service's schemas. */
-import { openAiImageRequestSchema, openAiImagesResponseSchema, parseImageSize } from './openai-images';
+import { openAiImagesResponseSchema } from '../openai-takes';
+import { openAiImageRequestSchema, parseImageSize } from './openai-images';
 import { openAiModelListSchema, servedModels } from './openai-models';
 import { publishedCreateImageRequest, publishedImageSizes, publishedImagesResponse, publishedModelList } from './openai-published';
 
