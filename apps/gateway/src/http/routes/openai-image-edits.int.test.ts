@@ -111,7 +111,7 @@ describe('POST /v1/images/edits with the openai client', () => {
     expect(await quotaUsed()).toBe(used + 2);
   });
 
-  it('raises BadRequestError naming mask or image; counts and sizes are refused before any file is stored', async () => {
+  it('raises BadRequestError naming mask or image; counts, sizes and a refused prompt are refused before any file is stored', async () => {
     const openai = client(account.secretKey);
     const photo = await png(await gradient(256, 256));
     const wrongSize = await raised(openai.images.edit({ image: photo, mask: await png(await leftHalfMask(384, 256), 'mask.png'), prompt: 'x' }));
@@ -136,6 +136,7 @@ describe('POST /v1/images/edits with the openai client', () => {
     });
     expect((await raised(openai.images.edit({ image: other, prompt: 'x', size: '100x100' as '256x256' }))).param).toBe('size');
     expect((await raised(openai.images.edit({ image: other, prompt: 'x', response_format: 'gif' as 'url' }))).param).toBe('response_format');
+    expect((await raised(openai.images.edit({ image: other, prompt: 'a portrait of a fucking wizard' }))).param).toBe('prompt');
     expect(await uploadsHeld()).toBe(held);
   });
 

@@ -4,6 +4,7 @@ import { backgroundModes, IMAGE_INPUT_LIMITS, MAX_EDIT_IMAGES } from '@promptpix
 import { editSizeOf, fieldError, imageFieldOf, type PlanName } from '@promptpix/core';
 import type { GatewayDeps } from '../../deps';
 import { assertEditFits, checkedGenerationRequest } from '../generation-request';
+import { assertPromptAllowed } from '../prompt-safety';
 import { authenticate, authOf } from '../middleware/auth';
 import { rateLimit } from '../middleware/rate-limit';
 import { type MultipartBody, type MultipartLimits, readMultipart } from '../multipart';
@@ -89,8 +90,8 @@ function formFieldsOf(fields: MultipartBody['fields']): Record<string, unknown> 
 
 /**
  * Checks an edit's form, stores its files as the account's uploads and returns the generation
- * request they make. The cheap checks (fields, counts, the model's edit support) come
- * before any file is decoded; each file is then sanitised and stored like POST /api/v1/uploads
+ * request they make. The cheap checks (fields, counts, the model's edit support, the prompt
+ * screen) come before any file is decoded; each file is then sanitised and stored like POST /api/v1/uploads
  * (counted against the upload budget, expiring when unused), so a 400 names the field it came in.
  */
 async function editRequestOf(deps: Deps, account: { id: string; plan: PlanName }, form: MultipartBody) {
@@ -104,6 +105,8 @@ async function editRequestOf(deps: Deps, account: { id: string; plan: PlanName }
   assertEditFits(deps.models, model, { images: images.length, mask: masks.length > 0 });
   const asked = body.size && body.size !== 'auto' ? parseImageSize(body.size) : undefined;
   if (asked && 'error' in asked) throw fieldError('size', asked.error);
+  // A prompt the screen refuses stores nothing (checkedGenerationRequest screens it again with the style's template).
+  assertPromptAllowed(deps.promptSafety, body.prompt, undefined);
 
   const stored = [];
   for (const [index, file] of images.entries()) stored.push((await deps.uploads.upload(account.id, file.data, imageFieldOf(index, images.length))).upload);
