@@ -42,7 +42,7 @@ const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
   steps.afterEncode = { ...loaded(), contentType: encoded.contentType, bytes: encoded.data.length };
   const quiet = { debug() {}, info() {}, warn() {}, error() {} };
   await gateway.createOutboxMailer({ outboxDir: outbox, from: 'noreply@pix.example.com' }, quiet).send({ to: 'a@example.com', subject: 'Hello', text: 'Hi' });
-  steps.afterMail = { ...loaded(), outbox: readdirSync(outbox).length };
+  steps.afterMail = { ...loaded(), outbox: readdirSync(outbox).filter((f) => f.endsWith('.eml')).length };
   process.stdout.write(JSON.stringify(steps));
 })();
 `;

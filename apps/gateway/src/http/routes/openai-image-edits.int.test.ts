@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import OpenAI, { toFile } from 'openai';
 import sharp from 'sharp';
 import { ErrorMessages, ImageInputMessages } from '@promptpix/contracts';
-import { startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
+import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
 import { publishedErrorResponse, publishedImagesResponse } from './openai-published';
 
 jest.setTimeout(120_000);
@@ -56,7 +56,7 @@ async function raised(call: Promise<unknown>) {
   return { error, status: error.status, param: error.param, code: error.code, message: error.message };
 }
 
-describe('POST /v1/images/edits with the openai client', () => {
+describe.each(SHAPES)('POST /v1/images/edits with the openai client (%s)', (shape) => {
   let service: TestService;
   let account: TestAccount;
   const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${service.baseUrl}/v1`, maxRetries: 0 });
@@ -65,7 +65,7 @@ describe('POST /v1/images/edits with the openai client', () => {
   const uploadsHeld = () => service.infra.db.prisma.upload.count({ where: { account: { handle: account.handle } } });
 
   beforeAll(async () => {
-    service = await startTestService('embedded');
+    service = await startTestService(shape);
     account = await service.createAccount({ plan: 'business', monthlyGenerations: 50 });
   });
   afterAll(() => service.stop());
