@@ -14,3 +14,18 @@ export async function pngClaiming(width: number, height: number): Promise<Buffer
   png.writeUInt32BE(crc32(png.subarray(12, 29)), 29);
   return png;
 }
+
+/** A flat-coloured JPEG photo, `width`×`height`. */
+export const solidPhoto = (color: string, width = 256, height = 256): Promise<Buffer> =>
+  sharp({ create: { width, height, channels: 3, background: color } })
+    .jpeg()
+    .toBuffer();
+
+/** A mask in OpenAI's convention: transparent on the left half (may change), opaque on the right (kept). */
+export const leftHalfMask = (width = 256, height = 256): Promise<Buffer> =>
+  sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 1 } } })
+    .composite([
+      { input: { create: { width: width / 2, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 1 } } }, left: 0, top: 0, blend: 'dest-out' },
+    ])
+    .png()
+    .toBuffer();

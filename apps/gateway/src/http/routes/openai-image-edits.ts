@@ -10,7 +10,7 @@ import { rateLimit } from '../middleware/rate-limit';
 import { type MultipartBody, type MultipartLimits, readMultipart } from '../multipart';
 import { answerWithTakes, type TakesDeps } from '../openai-takes';
 import { parseOrThrow } from '../validate';
-import { OPENAI_STYLES, openAiImageRequestSchema, parseImageSize } from './openai-images';
+import { generationFieldsOf, openAiImageRequestSchema, parseImageSize } from './openai-images';
 import { servedModelOf } from './openai-models';
 
 type Deps = TakesDeps &
@@ -113,16 +113,8 @@ async function editRequestOf(deps: Deps, account: { id: string; plan: PlanName }
   const mask = masks[0] && (await deps.uploads.upload(account.id, masks[0].data, 'mask')).upload;
   const size = asked ?? editSizeOf(stored[0]);
   const request = await checkedGenerationRequest(deps, account, {
-    prompt: body.prompt,
-    style: body.style && !OPENAI_STYLES.includes(body.style) ? body.style : undefined,
-    character: body.character ?? undefined,
+    ...generationFieldsOf(body, model, size),
     strength: body.strength ?? 1,
-    width: size.width,
-    height: size.height,
-    format: body.output_format ?? 'png',
-    seed: body.seed ?? undefined,
-    negativePrompt: body.negative_prompt ?? undefined,
-    model,
     image: stored.map((upload) => upload.id),
     ...(mask && { mask: mask.id }),
     ...(body.background && { background: body.background }),

@@ -74,23 +74,29 @@ export const openAiImageRequestSchema = z.object({
 });
 export type OpenAiImageRequest = z.infer<typeof openAiImageRequestSchema>;
 
+/** What an OpenAI-shaped body (a generation's or an edit's) asks of a generation, in this service's terms. */
+export const generationFieldsOf = (
+  body: Pick<OpenAiImageRequest, 'prompt' | 'style' | 'character' | 'output_format' | 'seed' | 'negative_prompt'>,
+  model: string | undefined,
+  size: { width: number; height: number },
+) => ({
+  prompt: body.prompt,
+  style: body.style && !OPENAI_STYLES.includes(body.style) ? body.style : undefined,
+  character: body.character ?? undefined,
+  width: size.width,
+  height: size.height,
+  format: body.output_format ?? 'png',
+  seed: body.seed ?? undefined,
+  negativePrompt: body.negative_prompt ?? undefined,
+  model,
+});
+
 /** The generation request one body asks for, its checks passed (prompt screen, character, style and plan). */
 async function generationRequestOf(deps: Deps, auth: AuthContext, body: OpenAiImageRequest): Promise<GenerationRequest> {
   const model = servedModelOf(body.model ?? undefined, deps.models);
   const size = parseImageSize(body.size ?? 'auto');
   if ('error' in size) throw fieldError('size', size.error);
-  return checkedGenerationRequest(deps, auth.account, {
-    prompt: body.prompt,
-    style: body.style && !OPENAI_STYLES.includes(body.style) ? body.style : undefined,
-    character: body.character ?? undefined,
-    strength: 1,
-    width: size.width,
-    height: size.height,
-    format: body.output_format ?? 'png',
-    seed: body.seed ?? undefined,
-    negativePrompt: body.negative_prompt ?? undefined,
-    model,
-  });
+  return checkedGenerationRequest(deps, auth.account, { ...generationFieldsOf(body, model, size), strength: 1 });
 }
 
 /**

@@ -3,21 +3,10 @@ import request from 'supertest';
 import sharp from 'sharp';
 import { ErrorMessages, IMAGE_INPUT_LIMITS, ImageInputMessages } from '@promptpix/contracts';
 import { SHAPES, startTestService, type TestAccount, type TestService } from '@promptpix/server/testing';
-import { pngClaiming, until } from '@promptpix/testing';
+import { pngClaiming, until, leftHalfMask, solidPhoto } from '@promptpix/testing';
 import { UploadSlotMessages } from '../upload-slots';
 
-const photo = (color: string, width = 256, height = 256) =>
-  sharp({ create: { width, height, channels: 3, background: color } })
-    .jpeg()
-    .toBuffer();
-/** Transparent on the left half (may change), opaque on the right (kept). */
-const leftHalfMask = (width = 256, height = 256) =>
-  sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 1 } } })
-    .composite([
-      { input: { create: { width: width / 2, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 1 } } }, left: 0, top: 0, blend: 'dest-out' },
-    ])
-    .png()
-    .toBuffer();
+const photo = solidPhoto;
 
 describe.each(SHAPES)('images sent in: uploads, edits and upscales (%s)', (shape) => {
   let service: TestService;
