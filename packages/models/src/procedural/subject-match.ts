@@ -82,6 +82,8 @@ const NOUN_DETACH: ReadonlyArray<readonly [string, string]> = [
 ];
 
 const HYPERNYM_DEPTH = 3;
+/** What being the phrase's head adds to a word's score. */
+const HEAD_BONUS = 0.6;
 /** Kinds too broad to stand for what they include ("tower" is a construction, not the 🚧 sign). */
 const TOO_GENERAL = new Set(['construction', 'structure', 'fire', 'object', 'thing', 'device', 'container', 'symbol', 'sign', 'light']);
 /** Senses whose synonyms count, and senses whose kinds (hypernyms) count: the first are the common ones. */
@@ -193,11 +195,13 @@ export const createSubjectMatcher = (names: Iterable<string>, wordnet: () => Wor
           if (found) return found;
         }
       }
-      // Else its best word; the head (the last) wins a tie.
+      // Else its best word, the head (the last that matches) counting for more: a paper boat is a boat.
       let best: IconMatch | undefined;
+      let bestScore = 0;
       for (let i = words.length - 1; i >= 0; i--) {
         const m = matchWord(words[i]);
-        if (m && (!best || m.score > best.score)) best = m;
+        const score = m ? m.score + (best ? 0 : HEAD_BONUS) : 0;
+        if (m && score > bestScore) [best, bestScore] = [m, score];
       }
       return best;
     },

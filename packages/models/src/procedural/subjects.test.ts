@@ -16,6 +16,7 @@ describe('subject matcher', () => {
     ['car', 'automobile'],
     ['beacon tower', 'lighthouse'],
     ['police car', 'police-car'],
+    ['paper boat', 'sailboat'],
     ['kitten', 'cat'],
     ['chef', 'cook'],
     ['firefighter', 'firefighter'],
