@@ -22,7 +22,8 @@ const article = (next: string) => (/^[aeiou]/.test(next) ? 'an' : 'a');
 /** "a red automobile", "three cats". */
 const nounPhrase = (s: Subject): string => {
   const label = s.count > 1 ? plural(s.match.label) : s.match.label;
-  const noun = s.colour ? `${s.colour.word} ${label}` : label;
+  // "red apples" drawn from the red-apple icon are not "red red apples".
+  const noun = s.colour && !label.split(' ').includes(s.colour.word) ? `${s.colour.word} ${label}` : label;
   return s.count > 1 ? `${NUMBERS[s.count] ?? s.count} ${noun}` : `${article(noun)} ${noun}`;
 };
 
