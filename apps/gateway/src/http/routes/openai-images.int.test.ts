@@ -98,6 +98,9 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     const [calls, used] = [service.modelCalls(), await quotaUsed(account.handle)];
     const { data: second, response } = await openai.images.generate(request).withResponse();
     expect(second.data![0].url).toBe(first.data![0].url);
+    // The image's record keeps what the model drew: the cache hit says it too.
+    expect(second.data![0].revised_prompt).toBeDefined();
+    expect(second.data![0].revised_prompt).toBe(first.data![0].revised_prompt);
     expect(service.modelCalls()).toBe(calls);
     expect(await quotaUsed(account.handle)).toBe(used);
     expect(response.headers.get('x-quota-used')).toBe(String(used));

@@ -87,7 +87,15 @@ export async function deriveImage(d: DeriveInput, job: JobRecord): Promise<Made>
   const bytes = source && (await d.storage.get(source.storageKey));
   if (!source || !bytes) throw new PermanentJobError('The cached image to derive from is gone');
   const encoded = await encodeImage(bytes, job.request);
-  return { encoded, seed: Number(source.seed), routed: undefined, sourceImageId: source.id, character: undefined };
+  // Another size of the same picture: what the model drew is the original's.
+  return {
+    encoded,
+    seed: Number(source.seed),
+    routed: undefined,
+    sourceImageId: source.id,
+    character: undefined,
+    ...(source.revisedPrompt && { revisedPrompt: source.revisedPrompt }),
+  };
 }
 
 /**
