@@ -94,6 +94,7 @@ export const themes: readonly Theme[] = [
   },
   { label: 'forest', words: ['forest', 'wood', 'woods', 'tree', 'jungle', 'pine', 'woodland'], ground: hsl(130, 40, 28), terrain: 'hills', motifs: ['trees'] },
   { label: 'mountains', words: ['mountain', 'peak', 'alps', 'cliff', 'valley'], ground: hsl(220, 15, 42), terrain: 'mountains' },
+  { label: 'hills', words: ['hill', 'hillside', 'hilltop', 'countryside'], ground: hsl(95, 38, 38), terrain: 'hills' },
   { label: 'flowers', words: ['flower', 'garden', 'spring', 'meadow', 'field', 'bloom'], ground: hsl(100, 50, 40), terrain: 'hills', motifs: ['flowers'] },
   {
     label: 'city',

@@ -16,6 +16,7 @@ describe('the procedural model draws the prompt’s subjects', () => {
     expect((await renderProcedural(request({ style: 'watercolor' }))).revisedPrompt).toBe('a lighthouse on a cliff, sunset palette, watercolor');
     expect((await renderProcedural(request({ prompt: 'three red cats in the rain' }))).revisedPrompt).toBe('three red cats, rain');
     expect((await renderProcedural(request({ prompt: 'two red apples' }))).revisedPrompt).toBe('two red apples');
+    expect((await renderProcedural(request({ prompt: 'a castle on a hill at night' }))).revisedPrompt).toBe('a castle on a hill, night sky');
     // No icon comes near a table: the dog is drawn, the table is not named.
     expect((await renderProcedural(request({ prompt: 'a puppy under a table' }))).revisedPrompt).toBe('a dog');
     expect((await renderProcedural(request({ prompt: 'an automobile beside a beacon tower', style: 'no-such-style' }))).revisedPrompt).toBe(
