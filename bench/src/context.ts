@@ -53,6 +53,20 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
   };
 }
 
-export const PHASES = ['http', 'profile', 'db', 'memory', 'embedded', 'images', 'pipeline', 'worker', 'cost', 'instant', 'meaning', 'fairness'] as const;
+export const PHASES = [
+  'http',
+  'profile',
+  'db',
+  'memory',
+  'embedded',
+  'images',
+  'pipeline',
+  'worker',
+  'cost',
+  'instant',
+  'meaning',
+  'subjects',
+  'fairness',
+] as const;
 export type Phase = (typeof PHASES)[number];
 export const wants = (ctx: Ctx, phase: Phase) => !ctx.config.only || ctx.config.only.has(phase);

@@ -6,7 +6,7 @@
  * Everything it creates is removed at the end, also on failure or Ctrl-C.
  *
  * Knobs (environment): BENCH_DURATION_S (10), BENCH_FLOOR_DURATION_S (8), BENCH_WARMUP_S (2),
- * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,embedded,images,pipeline,worker,cost,instant,meaning,fairness, BENCH_PROFILE=0,
+ * BENCH_CONNECTIONS (50), BENCH_ONLY=http,profile,db,memory,embedded,images,pipeline,worker,cost,instant,meaning,subjects,fairness, BENCH_PROFILE=0,
  * BENCH_REPLAY_S (20).
  */
 import { execFileSync } from 'node:child_process';
@@ -23,6 +23,7 @@ import { evaluateTargets, toMarkdown, type Results } from './report';
 import { runHttpPhase } from './scenarios/http';
 import { runInstantPhase } from './scenarios/instant';
 import { runMeaningPhase } from './scenarios/meaning';
+import { runSubjectsPhase } from './scenarios/subjects';
 import { runOverhead, runThroughput, runWorkerMemory } from './scenarios/pipeline';
 import { runProfilePhase } from './scenarios/profile';
 import { runDbPaths } from './scenarios/db-paths';
@@ -154,6 +155,8 @@ async function main() {
 
     // Its own databases (PGlite and a fresh PostgreSQL one), before the stack's processes start.
     if (wants({ config } as Ctx, 'meaning')) results.meaning = await runMeaningPhase(log);
+    // The built-in model in this process: does it draw what the prompt names, and how fast (issue #33).
+    if (wants({ config } as Ctx, 'subjects')) results.subjects = await runSubjectsPhase(log);
 
     // The services run as built (dist/), like `npm start` and the images.
     await ensureBuilt(log);

@@ -5,6 +5,7 @@ import type { TraceParams } from './cost/trace';
 import type { HttpPhaseResult } from './scenarios/http';
 import type { InstantResult } from './scenarios/instant';
 import type { MeaningResult } from './scenarios/meaning';
+import type { SubjectsResult } from './scenarios/subjects';
 import type { OverheadResult, ThroughputResult, WorkerMemoryResult } from './scenarios/pipeline';
 import type { ProfilePhaseResult } from './scenarios/profile';
 import type { DbPathRow } from './scenarios/db-paths';
@@ -43,6 +44,7 @@ export interface Results {
   embedded?: EmbeddedPhaseResult;
   imagesIn?: ImagesInResult;
   meaning?: MeaningResult;
+  subjects?: SubjectsResult;
   fairness?: FairnessResult;
   cost?: {
     trace: TraceParams & { spanS: number; distinctPromptsPerAccount: number[] };
@@ -118,6 +120,20 @@ export function evaluateTargets(r: Results): Target[] {
       target: `≥ ${f(need, 1)} jobs/s (90% of ${r.throughput.idealJobsPerS})`,
       measured: `${f(r.throughput.sustainedJobsPerS, 2)} jobs/s`,
       met: r.throughput.sustainedJobsPerS >= need,
+    });
+  }
+  if (r.subjects) {
+    t.push({
+      name: 'Built-in model: main subject drawn (revisedPrompt)',
+      target: '≥ 80%',
+      measured: `${f(r.subjects.share * 100, 1)}% of ${r.subjects.cases} prompts`,
+      met: r.subjects.share >= 0.8,
+    });
+    t.push({
+      name: 'Built-in model: one 1024² image, subjects and style',
+      target: '< 300 ms (p50)',
+      measured: `${f(r.subjects.render1024.p50Ms, 0)} ms p50, ${f(r.subjects.render1024.p95Ms, 0)} ms p95`,
+      met: r.subjects.render1024.p50Ms < 300,
     });
   }
   if (r.meaning) {
@@ -581,6 +597,23 @@ export function toMarkdown(r: Results): string {
     );
   }
   if (r.meaning) meaningMarkdown(r.meaning, line, table);
+  if (r.subjects) {
+    line('## Built-in model: subjects drawn');
+    line();
+    line(
+      `Evaluation set: bench/src/scenarios/subject-eval-set.ts; the main subject counts as drawn when the first phrase of the image's revisedPrompt names it.`,
+    );
+    line();
+    table(
+      ['Kind', 'Prompts', 'Main subject drawn'],
+      Object.entries(r.subjects.byKind).map(([kind, k]) => [kind, k.cases, `${k.drawn} (${f((k.drawn / k.cases) * 100, 0)}%)`]),
+    );
+    if (r.subjects.missed.length > 0)
+      table(
+        ['Missed prompt', 'revisedPrompt'],
+        r.subjects.missed.map((m) => [m.prompt, m.revisedPrompt || '–']),
+      );
+  }
   if (r.instant) {
     line('## Instant nearest match vs library size');
     line();

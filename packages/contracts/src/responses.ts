@@ -24,6 +24,11 @@ export const jobSchema = z
     error: z.string().optional().meta({ description: 'Present only when failed; says why' }),
     completedAt: isoTimestamp.optional().meta({ description: 'Present once finished' }),
     seed: z.int().min(0).max(4294967295).optional().meta({ description: 'Extension: the seed the image was made with; present when completed', example: 42 }),
+    revisedPrompt: z.string().optional().meta({
+      description:
+        'What the model says it drew (the built-in model names the subjects, setting and style it drew); present when completed by a model that says',
+      example: 'a lighthouse on a cliff, sunset palette, watercolor',
+    }),
   })
   .meta({ id: 'Job', description: 'A generation job. It lives one hour, then is gone (404).' });
 export type JobView = z.infer<typeof jobSchema>;

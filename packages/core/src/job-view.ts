@@ -8,6 +8,7 @@ export function toJobView(job: JobRecord): JobView {
     view.imageUrl = job.imageUrl;
     view.imageId = job.imageId;
     if (job.seed !== undefined) view.seed = job.seed;
+    if (job.revisedPrompt !== undefined) view.revisedPrompt = job.revisedPrompt;
   }
   if (job.status === 'failed' && job.error) view.error = job.error;
   if (job.completedAt) view.completedAt = job.completedAt;

@@ -98,6 +98,8 @@ export interface CachedImage extends Variant {
   seed: number;
   /** An original's places taken under MAX_DERIVED_PER_IMAGE when it was read (the store's count decides). */
   derivedSizes: number;
+  /** What the model said it drew (reported on the job that serves it); null when it did not say. */
+  revisedPrompt?: string | null;
 }
 
 /** A cached image with the key it is stored under (one batch read returns several keys' images). */

@@ -33,6 +33,7 @@ const fieldKinds: { [K in keyof Required<JobRecord>]: FieldKind } = {
   model: 'string',
   fallbackFrom: 'string',
   progress: 'json',
+  revisedPrompt: 'string',
 };
 
 const fieldNames = Object.keys(fieldKinds) as Array<keyof JobRecord>;

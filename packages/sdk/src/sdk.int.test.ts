@@ -112,6 +112,7 @@ describe('@promptpix/sdk against the embedded service', () => {
         imageId: expect.stringMatching(/^[0-9a-f-]{36}$/),
         imageUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//),
         seed: expect.any(Number),
+        revisedPrompt: 'a sailboat, watercolor',
       });
       expect(updates.at(-1)).toEqual(done);
       const file = await fetch(done.imageUrl);

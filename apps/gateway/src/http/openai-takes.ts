@@ -22,6 +22,7 @@ export const MAX_TAKES = 4;
 export const openAiImageSchema = z.object({
   url: z.url().optional().meta({ description: 'With response_format url: where the image is; stable, it does not expire' }),
   b64_json: z.string().optional().meta({ description: 'With response_format b64_json: the image file, base64' }),
+  revised_prompt: z.string().optional().meta({ description: 'What the model says it drew, when it says (the built-in model does)' }),
 });
 
 export const openAiImagesResponseSchema = z.object({
@@ -65,11 +66,12 @@ async function startTakes(deps: TakesDeps, auth: AuthContext, request: Generatio
 
 /** One take as OpenAI's image object: its URL, or its file base64-encoded. */
 async function imageOf(deps: TakesDeps, job: FinishedJob, format: ResponseFormat) {
-  if (format === 'url') return { url: job.imageUrl };
+  const revised = job.revisedPrompt === undefined ? {} : { revised_prompt: job.revisedPrompt };
+  if (format === 'url') return { url: job.imageUrl, ...revised };
   const image = await deps.images.findById(job.imageId);
   const file = image && (await deps.storage.get(image.storageKey));
   if (!file) throw new AppError('internal', ErrorMessages.internal);
-  return { b64_json: file.toString('base64') };
+  return { b64_json: file.toString('base64'), ...revised };
 }
 
 /**

@@ -227,4 +227,5 @@ const keptImage = (made: Made, call: RoutedCall): RenderedImage => ({
   seed: made.seed,
   model: call.id,
   ...(call.fallbackFrom && { fallbackFrom: call.fallbackFrom }),
+  ...(made.revisedPrompt !== undefined && { revisedPrompt: made.revisedPrompt }),
 });

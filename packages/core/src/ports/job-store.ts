@@ -48,6 +48,8 @@ export interface JobRecord {
   fallbackFrom?: string;
   /** How far the model call has got, as its backend last reported (throttled by the worker). */
   progress?: ModelProgress;
+  /** What the model says it drew (ModelImage.revisedPrompt), set when completed by a model that says. */
+  revisedPrompt?: string;
 }
 
 export type JobPatch = Partial<Omit<JobRecord, 'jobId' | 'accountId' | 'createdAt' | 'request'>>;
@@ -66,6 +68,8 @@ export interface RenderedImage {
   /** The model that made it: the one the job named, or the fallback that stood in (`fallbackFrom`). */
   model: string;
   fallbackFrom?: string;
+  /** What the model said it drew. */
+  revisedPrompt?: string;
 }
 
 export interface JobStore {

@@ -82,6 +82,11 @@ export interface ModelImage {
   data: Buffer;
   width: number;
   height: number;
+  /**
+   * What the model drew, in words, when it says (the built-in model does: "a lighthouse on a
+   * cliff, sunset palette, watercolor"); stored on the job and answered as OpenAI's `revised_prompt`.
+   */
+  revisedPrompt?: string;
 }
 
 export interface ImageModel {

@@ -13,6 +13,7 @@ const imageOf = (r: CachedImageWithKey): CachedImage => ({
   createdAt: r.createdAt,
   seed: r.seed,
   derivedSizes: r.derivedSizes,
+  revisedPrompt: r.revisedPrompt,
 });
 
 /** The memo's default share of the gateway's heap (docs/performance.md, "The gateway"). */

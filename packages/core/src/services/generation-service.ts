@@ -162,6 +162,7 @@ export const createGenerationService = (d: GenerationServiceDeps) => {
         imageId: decision.image.id,
         imageUrl: d.storage.publicUrl(decision.image.storageKey),
         seed: decision.image.seed,
+        ...(decision.image.revisedPrompt && { revisedPrompt: decision.image.revisedPrompt }),
         ...(webhookUrl && { webhookUrl }),
       });
       await d.jobStore.create(job, JOB_TTL_SECONDS);

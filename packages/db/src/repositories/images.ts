@@ -21,6 +21,8 @@ export interface NewImage {
   model?: string | null;
   /** An edit's or a background's part of the cache key (`inputKeyOf`); null for a plain generation. */
   inputKey?: string | null;
+  /** What the model said it drew. */
+  revisedPrompt?: string | null;
   storageKey: string;
   bytes: number;
   sourceImageId?: string | null;
@@ -30,9 +32,9 @@ export interface NewImage {
 }
 
 // seed is int8; as float8 it reads back as a JS number (exact for every seed up to 2^32).
-const CACHED_COLUMNS = `"id", "storageKey", "width", "height", "format", "sourceImageId", "rejected", ("createdAt" AT TIME ZONE 'UTC') AS "createdAt", "seed"::float8 AS "seed", "derivedSizes"`;
+const CACHED_COLUMNS = `"id", "storageKey", "width", "height", "format", "sourceImageId", "rejected", ("createdAt" AT TIME ZONE 'UTC') AS "createdAt", "seed"::float8 AS "seed", "derivedSizes", "revisedPrompt"`;
 
-const CACHED_NAMES = ['id', 'storageKey', 'width', 'height', 'format', 'sourceImageId', 'rejected', 'createdAt', 'seed', 'derivedSizes'];
+const CACHED_NAMES = ['id', 'storageKey', 'width', 'height', 'format', 'sourceImageId', 'rejected', 'createdAt', 'seed', 'derivedSizes', 'revisedPrompt'];
 
 /** A quota reservation to make with a cache lookup: the account's window and limit. */
 export interface QuotaClaim {

@@ -77,7 +77,8 @@ export async function editProcedural(request: ModelRequest, edit: EditInput, ren
   const size = { width: request.width, height: request.height };
   const strength = Number.isFinite(request.strength) ? Math.min(1, Math.max(0, request.strength)) : 1;
   const input = await rgbaAt(edit.images[0], size, 'image to edit');
-  const scene = await rgbaAt((await render({ ...request, edit: undefined })).data, size, 'scene');
+  const drawn = await render({ ...request, edit: undefined });
+  const scene = await rgbaAt(drawn.data, size, 'scene');
   let mixed: Buffer;
   if (edit.mask) {
     const weights = await changeWeights(await maskAlpha('procedural', edit.mask, size.width, size.height), size);
@@ -88,5 +89,5 @@ export async function editProcedural(request: ModelRequest, edit: EditInput, ren
   const { data, info } = await loadSharp()(mixed, { raw: { ...size, channels: 4 } })
     .png({ compressionLevel: 1 })
     .toBuffer({ resolveWithObject: true });
-  return { data, width: info.width, height: info.height };
+  return { data, width: info.width, height: info.height, ...(drawn.revisedPrompt === undefined ? {} : { revisedPrompt: drawn.revisedPrompt }) };
 }

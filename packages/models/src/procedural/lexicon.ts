@@ -17,6 +17,8 @@ export interface Theme {
   /** `none`: open sky (space), unless another word brings a terrain. */
   readonly terrain?: Terrain | 'none';
   readonly motifs?: readonly Motif[];
+  /** How the revised prompt names what the theme drew ("sunset palette"); none for the creatures. */
+  readonly label?: string;
 }
 
 /**
@@ -25,6 +27,7 @@ export interface Theme {
  */
 export const themes: readonly Theme[] = [
   {
+    label: 'sunset palette',
     words: ['sunset', 'sunrise', 'dusk', 'dawn', 'evening', 'twilight'],
     time: 'dusk',
     sky: [hsl(262, 45, 30), hsl(24, 95, 64)],
@@ -32,12 +35,14 @@ export const themes: readonly Theme[] = [
     motifs: ['sun'],
   },
   {
+    label: 'night sky',
     words: ['night', 'midnight', 'moon', 'moonlight', 'star', 'starry', 'dark'],
     time: 'night',
     sky: [hsl(232, 60, 7), hsl(222, 50, 27)],
     motifs: ['moon', 'stars'],
   },
   {
+    label: 'in space',
     words: ['space', 'galaxy', 'cosmos', 'cosmic', 'planet', 'astronaut', 'universe', 'nebula'],
     time: 'night',
     sky: [hsl(255, 60, 6), hsl(285, 45, 20)],
@@ -45,6 +50,7 @@ export const themes: readonly Theme[] = [
     motifs: ['stars', 'planets'],
   },
   {
+    label: 'fire',
     words: ['fire', 'flame', 'lava', 'volcano', 'inferno', 'burning', 'dragon'],
     time: 'dusk',
     sky: [hsl(0, 65, 13), hsl(18, 90, 46)],
@@ -53,8 +59,9 @@ export const themes: readonly Theme[] = [
     terrain: 'mountains',
     motifs: ['embers'],
   },
-  { words: ['rain', 'rainy', 'storm', 'stormy', 'thunder'], sky: [hsl(215, 18, 30), hsl(210, 14, 58)], motifs: ['rain', 'clouds'] },
+  { label: 'rain', words: ['rain', 'rainy', 'storm', 'stormy', 'thunder'], sky: [hsl(215, 18, 30), hsl(210, 14, 58)], motifs: ['rain', 'clouds'] },
   {
+    label: 'snow',
     words: ['snow', 'snowy', 'winter', 'ice', 'icy', 'frozen', 'arctic'],
     sky: [hsl(210, 50, 58), hsl(200, 35, 88)],
     ground: hsl(214, 24, 56),
@@ -62,6 +69,7 @@ export const themes: readonly Theme[] = [
     motifs: ['snow'],
   },
   {
+    label: 'desert',
     words: ['desert', 'sand', 'dune', 'sahara', 'cactus'],
     time: 'day',
     sky: [hsl(205, 65, 60), hsl(40, 60, 86)],
@@ -70,21 +78,32 @@ export const themes: readonly Theme[] = [
     motifs: ['sun'],
   },
   {
+    label: 'underwater',
+    words: ['underwater', 'undersea', 'seabed', 'seafloor', 'reef', 'aquarium'],
+    time: 'day',
+    sky: [hsl(212, 80, 16), hsl(188, 70, 42)],
+    ground: hsl(40, 45, 52),
+    terrain: 'dunes',
+  },
+  {
+    label: 'sea',
     words: ['ocean', 'sea', 'beach', 'wave', 'water', 'lake', 'coast', 'island', 'surf'],
     sky: [hsl(200, 75, 55), hsl(190, 55, 86)],
     ground: hsl(205, 70, 38),
     terrain: 'waves',
   },
-  { words: ['forest', 'wood', 'woods', 'tree', 'jungle', 'pine', 'woodland'], ground: hsl(130, 40, 28), terrain: 'hills', motifs: ['trees'] },
-  { words: ['mountain', 'peak', 'alps', 'cliff', 'valley'], ground: hsl(220, 15, 42), terrain: 'mountains' },
-  { words: ['flower', 'garden', 'spring', 'meadow', 'field', 'bloom'], ground: hsl(100, 50, 40), terrain: 'hills', motifs: ['flowers'] },
+  { label: 'forest', words: ['forest', 'wood', 'woods', 'tree', 'jungle', 'pine', 'woodland'], ground: hsl(130, 40, 28), terrain: 'hills', motifs: ['trees'] },
+  { label: 'mountains', words: ['mountain', 'peak', 'alps', 'cliff', 'valley'], ground: hsl(220, 15, 42), terrain: 'mountains' },
+  { label: 'hills', words: ['hill', 'hillside', 'hilltop', 'countryside'], ground: hsl(95, 38, 38), terrain: 'hills' },
+  { label: 'flowers', words: ['flower', 'garden', 'spring', 'meadow', 'field', 'bloom'], ground: hsl(100, 50, 40), terrain: 'hills', motifs: ['flowers'] },
   {
+    label: 'city',
     words: ['city', 'town', 'street', 'skyline', 'cyberpunk', 'building', 'downtown', 'neon'],
     ground: hsl(240, 15, 22),
     accent: hsl(48, 100, 66),
     terrain: 'city',
   },
-  { words: ['sky', 'cloud', 'cloudy', 'bird', 'flying'], motifs: ['clouds', 'birds'] },
+  { label: 'sky', words: ['sky', 'cloud', 'cloudy', 'bird', 'flying'], motifs: ['clouds', 'birds'] },
   { words: ['cat', 'kitten', 'kitty'], motifs: ['cat'] },
   { words: ['dog', 'puppy', 'hound'], motifs: ['dog'] },
   { words: ['robot', 'android', 'mech', 'cyborg', 'machine'], accent: hsl(185, 100, 60), motifs: ['robot'] },

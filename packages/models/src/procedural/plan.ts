@@ -36,6 +36,8 @@ export interface ScenePlan {
   readonly terrains: readonly TerrainPlan[];
   readonly motifs: ReadonlySet<Motif>;
   readonly wordShapes: readonly WordShape[];
+  /** The themes the prompt's words brought, in priority order. */
+  readonly themes: readonly Theme[];
 }
 
 const maxWordShapes = 6;
@@ -68,7 +70,8 @@ const groundAt = (c: Hsl, time: TimeOfDay, skyTop: Hsl): Hsl => {
   }
 };
 
-export const planScene = (prompt: string, rng: Rng): ScenePlan => {
+/** `drawn`: words already drawn as subjects (./subjects.ts), which leave no shape of their own. */
+export const planScene = (prompt: string, rng: Rng, drawn: ReadonlySet<string> = new Set()): ScenePlan => {
   const matched: Theme[] = [];
   const colourHues: number[] = [];
   const free: string[] = [];
@@ -78,7 +81,7 @@ export const planScene = (prompt: string, rng: Rng): ScenePlan => {
     if (theme) {
       if (!matched.includes(theme)) matched.push(theme);
     } else if (colourHue !== undefined) colourHues.push(colourHue);
-    else if (!free.includes(word) && free.length < maxWordShapes) free.push(word);
+    else if (!free.includes(word) && !drawn.has(word) && free.length < maxWordShapes) free.push(word);
   }
   const byPriority = themes.filter((t) => matched.includes(t));
   const pr = rng.fork('palette');
@@ -139,5 +142,5 @@ export const planScene = (prompt: string, rng: Rng): ScenePlan => {
     return { word, kind: wordShapeKinds[h % wordShapeKinds.length], hue: (h >>> 8) % 360 };
   });
 
-  return { time, palette: { skyTop, skyMid, skyHorizon, ground, accent, light }, terrains, motifs, wordShapes };
+  return { time, palette: { skyTop, skyMid, skyHorizon, ground, accent, light }, terrains, motifs, wordShapes, themes: byPriority };
 };

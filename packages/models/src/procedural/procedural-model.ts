@@ -1,6 +1,7 @@
 import { loadSharp } from '../sharp';
 import type { ImageModel, ModelImage, ModelRequest } from '@promptpix/core';
 import { characterFigureSvg, characterPalette, prepareProceduralReference } from './character';
+import { revisedPrompt } from './revised-prompt';
 import { composeScene } from './scene';
 import { checkEdit } from '../edit-input';
 import { editProcedural } from './edit';
@@ -66,7 +67,7 @@ const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
 export const renderProcedural = async (request: ModelRequest): Promise<ModelImage> => {
   const { width, height } = request;
   const transparent = request.background === 'transparent';
-  const { svg } = composeScene({ ...request, transparent });
+  const { svg, plan, subjects } = composeScene({ ...request, transparent });
   let rendered = loadSharp()(Buffer.from(svg), { failOn: 'error' });
   if (request.character) {
     // The character stands in the foreground, in the colours of its (original or prepared) references.
@@ -80,7 +81,8 @@ export const renderProcedural = async (request: ModelRequest): Promise<ModelImag
   }
   // Recipes flatten, blur and texture the colours; what is see-through is the scene's decision.
   const alpha = transparent ? await rendered.clone().ensureAlpha().extractChannel(3).raw().toBuffer() : undefined;
-  let styled = await applyRecipe(rendered, recipeFor(request.style), request.strength, { width, height });
+  const recipe = recipeFor(request.style);
+  let styled = await applyRecipe(rendered, recipe, request.strength, { width, height });
   if (alpha) {
     styled = loadSharp()(await styled.removeAlpha().raw().toBuffer(), { raw: { width, height, channels: 3 } }).joinChannel(alpha, {
       raw: { width, height, channels: 1 },
@@ -88,7 +90,8 @@ export const renderProcedural = async (request: ModelRequest): Promise<ModelImag
   }
   // An intermediate the worker re-encodes: fast compression beats small bytes here.
   const { data, info } = await styled.png({ compressionLevel: 1 }).toBuffer({ resolveWithObject: true });
-  return { data, width: info.width, height: info.height };
+  const style = recipe && request.strength > 0 ? request.style!.trim().toLowerCase() : undefined;
+  return { data, width: info.width, height: info.height, revisedPrompt: revisedPrompt(subjects, plan, style) };
 };
 
 /**

@@ -23,6 +23,28 @@ import {
 import { planScene, type ScenePlan } from './plan';
 import { createRng, hash32 } from './prng';
 import { paintLayer, paintTrees, type Ridge } from './terrain';
+import { iconSets, type Icon } from './icons';
+import { createSubjectMatcher } from './subject-match';
+import { paintSubjects, placeSubjects } from './subject-paint';
+import { subjectsOf, type Subject } from './subjects';
+
+/** Where a scene's subjects come from: the prompt's nouns matched to icons, and the icons' markup. */
+export interface SubjectSource {
+  subjectsOf(prompt: string): Subject[];
+  icon(name: string): Icon | undefined;
+}
+
+let installed: SubjectSource | undefined;
+
+/** The installed icon sets and WordNet, opened on the first prompt (not at import). */
+export const installedSubjects = (): SubjectSource => {
+  if (!installed) {
+    const sets = iconSets();
+    const matcher = createSubjectMatcher(sets.names());
+    installed = { subjectsOf: (prompt) => subjectsOf(prompt, matcher), icon: (name) => sets.get(name) };
+  }
+  return installed;
+};
 
 export interface SceneInput {
   readonly prompt: string;
@@ -31,6 +53,8 @@ export interface SceneInput {
   readonly height: number;
   /** Leave the backdrop out (`background: 'transparent'`): see `backdropToOmit`. */
   readonly transparent?: boolean;
+  /** Default: the installed icon sets (installedSubjects). */
+  readonly subjects?: SubjectSource;
 }
 
 /**
@@ -46,10 +70,21 @@ const backdropToOmit = (canvas: Canvas): ReadonlySet<Layer> => new Set<Layer>(ca
  * the same markup, and prompts differing only in spacing (one cache key) give the same picture.
  * Layout is relative to the picture's size: another size of the same aspect is the same scene.
  */
-export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan } => {
+export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan; subjects: Subject[] } => {
   const { width: w, height: h } = input;
   const rng = createRng(hash32(`${input.seed}\u0000${normalizePrompt(input.prompt)}`));
-  const plan = planScene(input.prompt, rng);
+  // The prompt's subjects, each drawn from its icon; a subject without one is left out.
+  const source = input.subjects ?? installedSubjects();
+  const found = source.subjectsOf(input.prompt).map((subject) => ({ subject, icon: source.icon(subject.match.icon) }));
+  const kept = found.flatMap((f, i) => (f.icon ? [i] : []));
+  // Relations point at subjects by index: renumber them over the drawn ones.
+  const subjects = kept.map((i): Subject => {
+    const { relation, ...rest } = found[i].subject;
+    if (typeof relation?.to !== 'number') return found[i].subject;
+    const to = kept.indexOf(relation.to);
+    return to < 0 ? rest : { ...rest, relation: { kind: relation.kind, to } };
+  });
+  const plan = planScene(input.prompt, rng, new Set(subjects.flatMap((s) => s.words)));
   const { palette, time, motifs } = plan;
   const canvas = createCanvas(w, h);
   const lr = rng.fork('layout');
@@ -109,7 +144,14 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan 
   const nearest = ridges[ridges.length - 1];
   if (motifs.has('flowers')) paintFlowers(canvas, rng.fork('flowers'), nearest, palette);
 
-  const creatures = (['cat', 'dog', 'robot'] as const).filter((c): c is Creature => motifs.has(c));
+  if (subjects.length > 0) {
+    const icons = new Map(kept.map((i, k) => [k, found[i].icon!] as const));
+    const placements = placeSubjects(subjects, rng.fork('subjects'), { width: w, height: h, ridges });
+    paintSubjects(canvas, subjects, placements, icons, palette, time);
+  }
+
+  // The old drawn creatures stand in only when no subject was drawn from an icon.
+  const creatures = subjects.length > 0 ? [] : (['cat', 'dog', 'robot'] as const).filter((c): c is Creature => motifs.has(c));
   const cr = rng.fork('creatures');
   creatures.forEach((kind, i) => {
     const slot = (i + 0.5) / creatures.length;
@@ -129,5 +171,5 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan 
     if (shape.kind === 'scatter') paintScatter(canvas, rng.fork(`scatter ${i}`), shape, time);
   });
 
-  return { svg: canvas.toSvg(input.transparent ? backdropToOmit(canvas) : undefined), plan };
+  return { svg: canvas.toSvg(input.transparent ? backdropToOmit(canvas) : undefined), plan, subjects };
 };

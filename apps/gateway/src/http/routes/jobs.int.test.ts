@@ -35,6 +35,8 @@ describe.each(SHAPES)('GET /api/v1/job/:jobId (%s)', (shape) => {
       imageId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       imageUrl: expect.stringMatching(/^https?:\/\//),
       seed: expect.any(Number),
+      // The built-in model says what it drew.
+      revisedPrompt: 'a fox, snow',
     });
     expect(new Date(done.completedAt).getTime()).toBeGreaterThanOrEqual(new Date(done.createdAt).getTime());
     const cached = await poll(started.body.jobId);

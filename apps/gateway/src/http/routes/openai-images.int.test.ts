@@ -69,7 +69,8 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     expect(file.status).toBe(200);
     expect(await decoded(Buffer.from(await file.arrayBuffer()))).toEqual({ width: 512, height: 512, format: 'png' });
     expect(images.output_format).toBe('png');
-    // The native API's headers.
+    // What the built-in model drew, in OpenAI's field.
+    expect(images.data![0].revised_prompt).toBe('a lighthouse on a cliff, sunset palette');
     expect(response.headers.get('x-quota-used')).toBe('1');
     expect(response.headers.get('x-quota-limit')).toBe('20');
     expect(response.headers.get('x-ratelimit-limit')).toBe('300');
@@ -80,6 +81,7 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
       extended({ prompt: 'a red kite over a beach', size: '256x384', output_format: 'webp', response_format: 'b64_json' }),
     );
     expect(images.data![0].url).toBeUndefined();
+    expect(images.data![0].revised_prompt).toBe('a red kite, sea');
     expect(publishedImagesResponse.parse(images)).toEqual(images);
     expect(await decoded(Buffer.from(images.data![0].b64_json!, 'base64'))).toEqual({ width: 256, height: 384, format: 'webp' });
     const jpeg = await client(account.secretKey).images.generate(
@@ -96,6 +98,9 @@ describe.each(SHAPES)('the OpenAI-compatible Images API with the openai client (
     const [calls, used] = [service.modelCalls(), await quotaUsed(account.handle)];
     const { data: second, response } = await openai.images.generate(request).withResponse();
     expect(second.data![0].url).toBe(first.data![0].url);
+    // The image's record keeps what the model drew: the cache hit says it too.
+    expect(second.data![0].revised_prompt).toBeDefined();
+    expect(second.data![0].revised_prompt).toBe(first.data![0].revised_prompt);
     expect(service.modelCalls()).toBe(calls);
     expect(await quotaUsed(account.handle)).toBe(used);
     expect(response.headers.get('x-quota-used')).toBe(String(used));

@@ -21,12 +21,20 @@ export interface CompleteJobInput {
 /** Completes a job whose image is stored, then its closing steps, usage events and log line. */
 export async function completeJob(d: CompleteJobInput, job: JobRecord, attempt: JobAttempt, imageId: string, made: Made & { started: Date }): Promise<void> {
   const { jobId, request } = job;
-  const { encoded, seed, routed, sourceImageId, character, started } = made;
+  const { encoded, seed, routed, sourceImageId, character, started, revisedPrompt } = made;
   const completedAt = d.now();
   // Only a job still processing completes: a cancel that won the race keeps it cancelled.
   const completed = await d.jobStore.update(
     jobId,
-    { status: 'completed', imageId, imageUrl: d.storage.publicUrl(encoded.key), completedAt: completedAt.toISOString(), seed, ...servedBy(routed) },
+    {
+      status: 'completed',
+      imageId,
+      imageUrl: d.storage.publicUrl(encoded.key),
+      completedAt: completedAt.toISOString(),
+      seed,
+      ...servedBy(routed),
+      ...(revisedPrompt !== undefined && { revisedPrompt }),
+    },
     { ifStatus: ['processing'] },
   );
   if (!completed) {

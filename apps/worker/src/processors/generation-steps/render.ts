@@ -30,6 +30,8 @@ export interface Made {
   routed: Pick<RoutedCall, 'id' | 'fallbackFrom'> | undefined;
   sourceImageId: string | null;
   character: CharacterForScene | undefined;
+  /** What the model said it drew (ModelImage.revisedPrompt). */
+  revisedPrompt?: string;
 }
 
 export interface StartRunInput {
@@ -64,7 +66,14 @@ export interface ReuseKeptInput {
 /** A retry after a later step failed: the image a previous attempt made, no model call. */
 export function reuseKept(d: ReuseKeptInput, job: JobRecord, attempt: JobAttempt, kept: RenderedImage, seed: number): Made {
   d.logger.info('generation retried with the image a previous attempt made: no model call', { jobId: job.jobId, attempt: attempt.attempt });
-  return { encoded: kept, seed, routed: { id: kept.model, fallbackFrom: kept.fallbackFrom }, sourceImageId: null, character: undefined };
+  return {
+    encoded: kept,
+    seed,
+    routed: { id: kept.model, fallbackFrom: kept.fallbackFrom },
+    sourceImageId: null,
+    character: undefined,
+    ...(kept.revisedPrompt !== undefined && { revisedPrompt: kept.revisedPrompt }),
+  };
 }
 
 export interface DeriveInput {
@@ -78,7 +87,15 @@ export async function deriveImage(d: DeriveInput, job: JobRecord): Promise<Made>
   const bytes = source && (await d.storage.get(source.storageKey));
   if (!source || !bytes) throw new PermanentJobError('The cached image to derive from is gone');
   const encoded = await encodeImage(bytes, job.request);
-  return { encoded, seed: Number(source.seed), routed: undefined, sourceImageId: source.id, character: undefined };
+  // Another size of the same picture: what the model drew is the original's.
+  return {
+    encoded,
+    seed: Number(source.seed),
+    routed: undefined,
+    sourceImageId: source.id,
+    character: undefined,
+    ...(source.revisedPrompt && { revisedPrompt: source.revisedPrompt }),
+  };
 }
 
 /**
@@ -147,5 +164,12 @@ export async function renderWithModel(
     handBack,
   ).finally(progress.stop);
   const encoded = await encodeImage(generated.data, request);
-  return { encoded, seed, routed: call, sourceImageId: null, character };
+  return {
+    encoded,
+    seed,
+    routed: call,
+    sourceImageId: null,
+    character,
+    ...(generated.revisedPrompt !== undefined && { revisedPrompt: generated.revisedPrompt }),
+  };
 }

@@ -19,7 +19,7 @@ export interface StoreImageInput {
  */
 export async function storeImage(d: StoreImageInput, job: JobRecord, signal: AbortSignal, imageId: string, made: Made): Promise<boolean> {
   const { jobId, request } = job;
-  const { encoded, seed, routed, sourceImageId } = made;
+  const { encoded, seed, routed, sourceImageId, revisedPrompt } = made;
   await d.storage.put(encoded.key, encoded.data, encoded.contentType);
   // Cancelled while the image was being made: no record, so a cancelled job leaves nothing in the cache.
   if (signal.aborted || (await d.jobStore.get(jobId))?.status !== 'processing') return false;
@@ -42,6 +42,7 @@ export async function storeImage(d: StoreImageInput, job: JobRecord, signal: Abo
     // An edit's or a background's part of the cache key: the same edit again finds this image, a plain
     // prompt never does. An upscaled copy is stored under its source's.
     inputKey: job.upscale ? job.upscale.inputKey : inputKeyOf(request),
+    revisedPrompt: revisedPrompt ?? null,
     storageKey: encoded.key,
     bytes: encoded.data.length,
     sourceImageId,
