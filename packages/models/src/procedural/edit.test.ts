@@ -108,6 +108,12 @@ describe('procedural transparent background', () => {
     expect(opaque).toBeGreaterThan(0.02);
   });
 
+  it.each([3, 16, 20])('leaves the sun, the clouds and the birds out too (a cat, seed %i: its top row is clear)', async (seed) => {
+    const image = await model.generate({ prompt: 'a cat', strength: 1, seed, width: 128, height: 128, background: 'transparent' });
+    const topRow = (await rgba(image.data)).subarray(0, 128 * 4).filter((_, i) => i % 4 === 3);
+    expect(Math.max(...topRow)).toBe(0);
+  });
+
   it('keeps the ground of a landscape that has nothing else to show, and keeps alpha through a style', async () => {
     const { clear, opaque } = await alphaOf(
       (await model.generate({ ...base, prompt: 'snowy mountains', style: 'watercolor', background: 'transparent' })).data,

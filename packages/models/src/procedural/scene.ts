@@ -58,7 +58,8 @@ export interface SceneInput {
 }
 
 /**
- * What a transparent picture leaves out: the sky (gradient, glow, stars, haze, snow and rain) always, and the
+ * What a transparent picture leaves out: the sky (gradient, glow, stars, haze, sun, moon, planets,
+ * clouds, birds, snow and rain) always, and the
  * ground (terrain, its trees) when something else stands in the picture. A prompt of landscape
  * only ("snowy mountains") keeps its ground, so the picture is never empty.
  */
@@ -98,14 +99,19 @@ export const composeScene = (input: SceneInput): { svg: string; plan: ScenePlan;
     if (time === 'dusk' && !sunlit) paintHorizonGlow(canvas, rng.fork('glow'), palette, horizonY);
     if (motifs.has('stars')) paintStars(canvas, rng.fork('stars'), horizonY);
   });
-  if (sunlit) paintSun(canvas, rng.fork('sun'), palette, time, open ? h * 0.8 : horizonY);
-  if (motifs.has('moon') || (time === 'night' && motifs.has('sun'))) paintMoon(canvas, rng.fork('moon'), palette, open ? h * 0.8 : horizonY);
-  if (motifs.has('planets')) paintPlanets(canvas, rng.fork('planets'), palette);
+  // The sky's bodies and weather belong to the backdrop too: a transparent picture leaves them out.
+  canvas.within('sky', () => {
+    if (sunlit) paintSun(canvas, rng.fork('sun'), palette, time, open ? h * 0.8 : horizonY);
+    if (motifs.has('moon') || (time === 'night' && motifs.has('sun'))) paintMoon(canvas, rng.fork('moon'), palette, open ? h * 0.8 : horizonY);
+    if (motifs.has('planets')) paintPlanets(canvas, rng.fork('planets'), palette);
+  });
   plan.wordShapes.forEach((shape, i) => {
     paintWordShape(canvas, rng.fork(`word ${i}`), shape, time, horizonY);
   });
-  if (motifs.has('clouds')) paintClouds(canvas, rng.fork('clouds'), palette, time, horizonY, motifs.has('rain'));
-  if (motifs.has('birds')) paintBirds(canvas, rng.fork('birds'), palette, horizonY);
+  canvas.within('sky', () => {
+    if (motifs.has('clouds')) paintClouds(canvas, rng.fork('clouds'), palette, time, horizonY, motifs.has('rain'));
+    if (motifs.has('birds')) paintBirds(canvas, rng.fork('birds'), palette, horizonY);
+  });
 
   // Terrain: far layer (the second terrain, if any), then two near layers of the first.
   const ridges: Ridge[] = [];
