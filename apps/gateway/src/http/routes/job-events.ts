@@ -67,8 +67,9 @@ function streamProgress(deps: Deps, req: Request, res: Response, owner: StreamOw
 
   const observe = async (job: JobRecord | null) => {
     if (!job) return stop();
-    // A failed position read keeps the last one rather than ending the stream.
-    if (job.status === 'queued') position = await deps.queue.position(job.jobId).catch(() => position);
+    // A read that fails, or finds the job no longer waiting (a worker took it between the job store
+    // read and this one, or it was deferred), keeps the last position rather than dropping it.
+    if (job.status === 'queued') position = (await deps.queue.position(job.jobId).catch(() => null)) ?? position;
     if (stopped) return;
     const { id, data } = progressEvent(job, position);
     const text = JSON.stringify(data);
