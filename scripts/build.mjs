@@ -90,6 +90,21 @@ const sourceDirname = (outdir) => ({
   },
 });
 
+/**
+ * Bundle name → the third-party modules it loads by name (`require`, `import()`), as esbuild saw
+ * them. The container build keeps only these packages (and what they depend on) in each image.
+ */
+function externalsOf(metafile, outdir) {
+  const byBundle = {};
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    const name = Object.keys(ENTRIES).find((entry) => resolve(ROOT, file) === resolve(outdir, `${entry}.js`));
+    if (!name) continue;
+    const ids = output.imports.filter((i) => i.external && !i.path.startsWith('node:')).map((i) => i.path);
+    byBundle[name] = [...new Set(ids)].sort();
+  }
+  return byBundle;
+}
+
 export async function buildAll(outdir = DEFAULT_OUTDIR) {
   const started = Date.now();
   const [result, dashboard, serviceClient] = await Promise.all([
@@ -121,7 +136,8 @@ export async function buildAll(outdir = DEFAULT_OUTDIR) {
     ]),
   ].sort();
   mkdirSync(outdir, { recursive: true });
-  writeFileSync(stampOf(outdir), `${JSON.stringify({ builtAtMs: started, entries: ENTRIES, inputs }, null, 1)}\n`);
+  const externals = externalsOf(result.metafile, outdir);
+  writeFileSync(stampOf(outdir), `${JSON.stringify({ builtAtMs: started, entries: ENTRIES, inputs, externals }, null, 1)}\n`);
   return { ms: Date.now() - started, inputs: inputs.length };
 }
 
