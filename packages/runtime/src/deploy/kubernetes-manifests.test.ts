@@ -290,9 +290,9 @@ describe.each([
     }
   });
 
-  it("runs this version's gateway and worker images; the migration runs `npm run db:migrate` in the gateway image", () => {
-    const images = [gateway, worker].map((w) => containersOf(w)[0].image as string);
-    const built = ['gateway', 'worker'].map((role) => `promptpix/${role}:${VERSION}`);
+  it("runs this version's gateway, worker and migrate images; the migration Job runs the migrate image's own command", () => {
+    const images = [gateway, worker, job].map((w) => containersOf(w)[0].image as string);
+    const built = ['gateway', 'worker', 'migrate'].map((role) => `promptpix/${role}:${VERSION}`);
     const entries = (kustomization(dir).images ?? []) as Obj[];
     if (entries.length === 0) expect(images).toEqual(built);
     else {
@@ -302,8 +302,7 @@ describe.each([
       expect(images).toEqual(built.map((image) => `${byName.get(repoOf(image))!.newName}:${VERSION}`));
     }
     const migrate = containersOf(job)[0];
-    expect(migrate.image).toBe(images[0]);
-    expect(migrate.command).toEqual(['npm', 'run', '--silent', 'db:migrate']);
+    expect([migrate.command, migrate.args]).toEqual([undefined, undefined]);
     expect(job.spec.template.spec.restartPolicy).toBe('Never');
   });
 
