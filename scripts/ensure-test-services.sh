@@ -39,4 +39,17 @@ if [ ! -x /usr/bin/chromium ]; then
   apt_install chromium
 fi
 [ -x /usr/bin/chromium ] || { echo "Chromium is not installed at /usr/bin/chromium" >&2; exit 1; }
-echo "test services: PostgreSQL and Redis are up, Chromium is installed"
+# kubectl for the Kubernetes manifest test, which renders infra/ with `kubectl kustomize` (KUBECTL
+# overrides the path). Debian's kubectl is far too old for the kustomize v5 features infra/ uses.
+kubectl_bin=${KUBECTL:-kubectl}
+kubectl_path=$(command -v "$kubectl_bin" || true)
+if [ -z "$kubectl_path" ]; then
+  echo "kubectl ($kubectl_bin) is not installed: the Kubernetes manifest test needs kubectl 1.27 or later (kustomize v5) on PATH, or KUBECTL set to its path" >&2
+  exit 1
+fi
+kustomize_major=$("$kubectl_path" version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\([0-9]*\)\..*/\1/p')
+if [ "${kustomize_major:-0}" -lt 5 ]; then
+  echo "kubectl at $kubectl_path embeds kustomize ${kustomize_major:-of unknown version}: the Kubernetes manifest test needs kubectl 1.27 or later (kustomize v5)" >&2
+  exit 1
+fi
+echo "test services: PostgreSQL and Redis are up, Chromium is installed, kubectl is $kubectl_path ($("$kubectl_path" version --client 2>/dev/null | tr '\n' ' ' | sed 's/ $//'))"
