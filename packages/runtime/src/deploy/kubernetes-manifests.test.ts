@@ -333,7 +333,7 @@ describe.each([
     expect(worker.spec.template.metadata.annotations['prometheus.io/port']).toBe(workerEnv.METRICS_PORT);
   });
 
-  it("scales workers with KEDA on the fair queue's lists (waiting: wait + fair:parked; running: active), C jobs per worker", () => {
+  it("scales workers with KEDA on the fair queue's total depth (wait + fair:parked + active), C jobs per worker", () => {
     const scaled = one(objects, 'ScaledObject', 'promptpix-worker');
     expect(scaled.spec.scaleTargetRef.name).toBe(worker.metadata.name);
     expect(scaled.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
@@ -347,6 +347,10 @@ describe.each([
       ['redis', keys.parked, String(config.worker.concurrency)],
       ['redis', keys.active, String(config.worker.concurrency)],
     ]);
+    // The replicas follow the total depth: the sum of every trigger, C jobs per worker.
+    const modifiers = scaled.spec.advanced.scalingModifiers;
+    expect(modifiers.formula.split('+').map((term: string) => term.trim())).toEqual(triggers.map((t) => t.name));
+    expect(modifiers).toMatchObject({ target: String(config.worker.concurrency), metricType: 'AverageValue' });
     for (const t of triggers) {
       const auth = one(objects, 'TriggerAuthentication', t.authenticationRef.name).spec.secretTargetRef[0];
       expect(auth.parameter).toBe('password');

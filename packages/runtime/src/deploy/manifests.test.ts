@@ -1,6 +1,7 @@
 /**
- * The deployment files cannot be built or applied here (no Docker engine, no cluster), so their
- * invariants are checked by reading them: docker/*.Dockerfile, docker/docker-compose.yml.
+ * What docker/Dockerfile and docker/docker-compose.yml promise, read from the files. The images
+ * themselves are built and run by scripts/containers/ (it needs root and minutes, so it is not
+ * part of `npm test`); the Kubernetes manifests are checked in kubernetes-manifests.test.ts.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -38,108 +39,100 @@ function dockerStages(text: string): Array<{ from: string; name?: string; instru
   return stages;
 }
 
+const DOCKERFILE = 'docker/Dockerfile';
 const ROLES = {
-  gateway: { dockerfile: 'docker/gateway.Dockerfile', image: 'promptpix/gateway', startScript: 'start:gateway', port: 3000, portVar: 'PORT' },
-  worker: { dockerfile: 'docker/worker.Dockerfile', image: 'promptpix/worker', startScript: 'start:worker', port: 9464, portVar: 'METRICS_PORT' },
+  gateway: { image: 'promptpix/gateway', startScript: 'start:gateway', port: 3000, portVar: 'PORT' },
+  worker: { image: 'promptpix/worker', startScript: 'start:worker', port: 9464, portVar: 'METRICS_PORT' },
+  migrate: { image: 'promptpix/migrate', startScript: 'db:migrate', port: undefined, portVar: undefined },
 } as const;
 
-describe('Dockerfiles', () => {
-  it.each(Object.entries(ROLES))(
-    '%s: node:20-bookworm-slim, production dependencies only, the built bundle on plain node, a non-root USER, a HEALTHCHECK on /api/health',
-    (role, r) => {
-      const text = read(r.dockerfile);
-      expect(text).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
-      const stages = dockerStages(text);
-      expect(stages.map((s) => s.from)).toEqual(stages.map(() => '${NODE_IMAGE}'));
-      const final = stages[stages.length - 1];
-      const of = (keyword: string) => final.instructions.filter((i) => i.keyword === keyword);
+/**
+ * scripts/containers/ builds these images and runs them (docs/operating/building.md); what is
+ * checked here is what a reader of the Dockerfile relies on, on every `npm test`.
+ */
+describe('docker/Dockerfile', () => {
+  const stages = dockerStages(read(DOCKERFILE));
+  const stage = (name: string) => stages.find((s) => s.name === name)!;
+  const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
 
-      const users = of('USER');
-      expect(users.length).toBeGreaterThan(0);
-      const user = users[users.length - 1].args.split(':')[0];
-      expect(['root', '0']).not.toContain(user);
+  it('builds on the current Node LTS line, which engines allows, and runs on the runtime base without a shell', () => {
+    const text = read(DOCKERFILE);
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
+    expect(text).toMatch(/^ARG RUNTIME_IMAGE=node:24-bookworm-slim$/m);
+    expect(JSON.parse(read('package.json')).engines.node).toMatch(/>=24$/);
+    expect(stage('runtime').from).toBe('${RUNTIME_IMAGE}');
+    for (const s of stages)
+      expect([s.name, ['${NODE_IMAGE}', '${RUNTIME_IMAGE}', ...stages.map((t) => t.name)]]).toEqual([s.name, expect.arrayContaining([s.from])]);
+    // The runtime base has no shell: its stages copy and configure, and run nothing.
+    const runtimeStages = stages.filter((s) => s.from === 'runtime' || s.name === 'runtime');
+    expect(runtimeStages.map((s) => s.name).sort()).toEqual(['gateway', 'migrate', 'runtime', 'worker']);
+    for (const s of runtimeStages) expect([s.name, s.instructions.filter((i) => i.keyword === 'RUN')]).toEqual([s.name, []]);
+    // `docker build` without --target makes the gateway.
+    expect(stages[stages.length - 1].name).toBe('gateway');
+  });
 
-      const healthcheck = of('HEALTHCHECK');
-      expect(healthcheck).toHaveLength(1);
-      expect(healthcheck[0].args).toMatch(/CMD \[/);
-      expect(healthcheck[0].args).toContain('/api/health');
-      expect(healthcheck[0].args).toContain(`process.env.${r.portVar} || ${r.port}`);
-      expect(of('EXPOSE').map((i) => i.args)).toEqual([String(r.port)]);
-      // The image runs what `npm run <startScript>` runs (build.test.ts runs those bundles on plain
-      // node; quick-start.int.test.ts serves the README's flow through the start scripts), with no loader.
-      const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
-      const cmd = JSON.parse(of('CMD')[0].args) as string[];
-      const [, prefix, command] = /^((?:\w+=(?:"[^"]*"|\S+) )+)exec (.+)$/.exec(scripts[r.startScript])!;
-      expect(cmd).toEqual(command.split(' '));
-      // The script's environment prefix is the image's ENV (where the script adds its default to
-      // an operator's NODE_OPTIONS, the image's ENV is the default an operator's replaces).
-      const env = of('ENV')
-        .map((i) => i.args)
-        .join(' ');
-      expect(prefix).toMatch(/^MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} /);
-      expect(env).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
-      const heapLimit = /NODE_OPTIONS="(--max-old-space-size=\d+) \$\{NODE_OPTIONS:-\}"/.exec(prefix)?.[1];
-      if (heapLimit) expect(env).toContain(`NODE_OPTIONS=${heapLimit}`);
-      else expect(env).not.toContain('NODE_OPTIONS');
-      expect(role === 'gateway').toBe(heapLimit !== undefined);
-      expect(cmd).toEqual(['node', '--enable-source-maps', expect.stringMatching(/^dist\/\w+\.js$/)]);
-      // The bundles and the dashboard's files are built in the build stage, from the sources it
-      // copies; the same RUN drops the dashboard's sources and preact, and the final stage takes
-      // that tree, and nothing else, before dropping root.
-      const buildStage = stages.find((s) => s.name === 'build')!;
-      const buildRuns = buildStage.instructions.map((i) => `${i.keyword} ${i.args}`);
-      const buildAt = buildRuns.findIndex((i) => i.startsWith(`RUN ${scripts.build} `) || i === `RUN ${scripts.build}`);
-      expect(buildAt).toBeGreaterThan(buildRuns.findLastIndex((i) => i.startsWith('COPY ')));
-      // The runtime stage takes the build stage without the dashboard's sources, its browser library or the bundler.
-      expect(buildRuns[buildAt]).toMatch(
-        /&& rm -rf apps\/dashboard node_modules\/@promptpix\/dashboard node_modules\/preact node_modules\/esbuild node_modules\/@esbuild$/,
-      );
-      const runs = final.instructions.map((i) => `${i.keyword} ${i.args}`);
-      expect(runs.filter((i) => i.startsWith('COPY '))).toEqual(['COPY --from=build /app ./']);
-      expect(runs.filter((i) => i.startsWith('RUN '))).toEqual([]);
-      expect(runs.indexOf('COPY --from=build /app ./')).toBeLessThan(runs.findIndex((i) => i.startsWith('USER ')));
-      // preact is the dashboard's alone: nothing the services run imports it.
-      expect(JSON.parse(read('apps/dashboard/package.json')).dependencies).toHaveProperty('preact');
-      expect(JSON.parse(read('package.json')).dependencies).not.toHaveProperty('preact');
+  it.each(Object.entries(ROLES))("%s: its own pruned dependencies, the start script's command on plain node, user 1000", (role, r) => {
+    const target = stage(role);
+    const of = (keyword: string) => target.instructions.filter((i) => i.keyword === keyword);
+    expect(target.from).toBe('runtime');
+    expect(of('COPY').map((i) => i.args)).toEqual([`--from=${role}-deps /app/node_modules ./node_modules`]);
+    const prune = stage(`${role}-deps`).instructions.filter((i) => i.keyword === 'RUN');
+    expect(prune).toHaveLength(1);
+    expect(prune[0].args).toMatch(new RegExp(`^node /usr/local/lib/prune-runtime-deps\\.mjs ${role}\\b`));
+    expect(of('USER').map((i) => i.args)).toEqual(['1000:1000']);
 
-      const install = stages.flatMap((s) => s.instructions).filter((i) => i.keyword === 'RUN' && i.args.includes('npm install'));
-      expect(install).toHaveLength(1);
-      expect(install[0].args).toContain('--omit=dev');
-      // The project's postinstall must still run when scripts are off, as far as the service needs it:
-      // prisma generate (and the bundle build, which the final stage runs). Its other step builds the
-      // SDK for callers; no service code imports the SDK.
-      expect(JSON.parse(read('package.json')).scripts.postinstall.split(' && ')).toEqual([
-        'node scripts/prisma-generate.mjs',
-        'npm run --silent build:sdk',
-        'npm run --silent build',
-      ]);
-      if (install[0].args.includes('--ignore-scripts')) expect(install[0].args).toContain('node scripts/prisma-generate.mjs');
-      // onnxruntime-node (INSTANT_EMBEDDINGS=local) needs no install script on the CPU; of its
-      // per-platform binaries only the Linux ones stay in the image.
-      expect(install[0].args).toContain('rm -rf node_modules/onnxruntime-node/bin/napi-v6/darwin node_modules/onnxruntime-node/bin/napi-v6/win32');
-      expect(install[0].args).not.toMatch(/napi-v6\/linux/);
-      const serviceSources = ['apps', 'packages']
-        .flatMap((top) =>
-          readdirSync(join(ROOT, top))
-            .filter((name) => !(top === 'packages' && name === 'sdk'))
-            .map((name) => join(top, name, 'src')),
-        )
-        .filter((src) => existsSync(join(ROOT, src)))
-        .flatMap((src) => readdirSync(join(ROOT, src), { recursive: true, encoding: 'utf8' }).map((file) => join(src, file)))
-        .filter((file) => /\.tsx?$/.test(file) && !/\.test\.ts$/.test(file));
-      expect(serviceSources.length).toBeGreaterThan(100);
-      // An import or require of the SDK, not a sample that names it in a string (the playground shows one).
-      const importsSdk = /^\s*(import|export)\b[^`\n]*['"]@promptpix\/sdk['"]|\brequire\(['"]@promptpix\/sdk['"]\)|\bimport\(['"]@promptpix\/sdk['"]\)/m;
-      expect(serviceSources.filter((file) => importsSdk.test(read(file)))).toEqual([]);
-      // No run-time transpiler: tsx is a development tool (tests, bench) and stays out of the image.
-      expect(Object.keys(JSON.parse(read('package.json')).dependencies)).not.toContain('tsx');
-    },
-  );
+    // The image runs what `npm run <startScript>` runs (build.test.ts runs those bundles on plain
+    // node; quick-start.int.test.ts serves the README's flow through the start scripts), with no loader.
+    const cmd = JSON.parse(of('CMD')[0].args) as string[];
+    const command = /exec (.+)$/.exec(scripts[r.startScript])?.[1] ?? scripts[r.startScript];
+    expect(cmd).toEqual(command.split(' '));
+    expect(cmd).toEqual(['node', '--enable-source-maps', expect.stringMatching(/^dist\/\w+\.js$/)]);
 
-  it('share every stage but the role-specific tail', () => {
-    const common = (path: string) => read(path).slice(read(path).indexOf('ARG NODE_IMAGE'), read(path).indexOf('# ---- role:'));
-    expect(common(ROLES.gateway.dockerfile).length).toBeGreaterThan(200);
-    expect(common(ROLES.gateway.dockerfile)).toBe(common(ROLES.worker.dockerfile));
+    // The start script's environment prefix is the image's ENV (where the script adds its default
+    // to an operator's NODE_OPTIONS, the image's ENV is the default an operator's replaces).
+    const env = [...stage('runtime').instructions, ...target.instructions]
+      .filter((i) => i.keyword === 'ENV')
+      .map((i) => i.args)
+      .join(' ');
+    expect(env).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
+    expect(env).toMatch(/\bNODE_ENV=production\b/);
+    const heapLimit = /NODE_OPTIONS="(--max-old-space-size=\d+) \$\{NODE_OPTIONS:-\}"/.exec(scripts[r.startScript])?.[1];
+    if (heapLimit) expect(env).toContain(`NODE_OPTIONS=${heapLimit}`);
+    else expect(env).not.toContain('NODE_OPTIONS');
+    expect(role === 'gateway').toBe(heapLimit !== undefined);
+
+    if (r.port === undefined) {
+      expect(of('HEALTHCHECK')).toEqual([]);
+      return;
+    }
+    const healthcheck = of('HEALTHCHECK');
+    expect(healthcheck).toHaveLength(1);
+    expect(healthcheck[0].args).toMatch(/CMD \[/);
+    expect(healthcheck[0].args).toContain('/api/health');
+    expect(healthcheck[0].args).toContain(`process.env.${r.portVar} || ${r.port}`);
+    expect(of('EXPOSE').map((i) => i.args)).toEqual([String(r.port)]);
+    expect(of('STOPSIGNAL').map((i) => i.args)).toEqual(['SIGTERM']);
+  });
+
+  it('takes the built files from the build stage and the dependencies from a production install', () => {
+    const runs = (name: string) =>
+      stage(name)
+        .instructions.filter((i) => i.keyword === 'RUN')
+        .map((i) => i.args);
+    expect(runs('production-deps')[0]).toMatch(/^npm ci --omit=dev --ignore-scripts /);
+    expect(runs('build')[0]).toMatch(/^npm ci --ignore-scripts /);
+    const buildSteps = runs('build')[1].split(/\s+&&\s+/);
+    expect(buildSteps.slice(0, 3)).toEqual(['node scripts/prisma-generate.mjs', 'node scripts/build-word-vectors.cjs --required', scripts.build]);
+    // Dependencies' install scripts are off in the images as on a developer's npm 11.19+.
+    const allowScripts = JSON.parse(read('package.json')).allowScripts as Record<string, boolean>;
+    expect(Object.values(allowScripts).every((allowed) => allowed === false)).toBe(true);
+    expect(
+      stage('runtime')
+        .instructions.filter((i) => i.keyword === 'COPY')
+        .map((i) => i.args),
+    ).toEqual(['--from=build /files/ ./']);
+    // No run-time transpiler: tsx is a development tool (tests, bench) and stays out of the images.
+    expect(Object.keys(JSON.parse(read('package.json')).dependencies)).not.toContain('tsx');
   });
 
   it('.dockerignore keeps dependencies, local state and tests out of the build context', () => {
@@ -147,6 +140,7 @@ describe('Dockerfiles', () => {
       .split('\n')
       .map((l) => l.trim());
     for (const entry of ['.git', '**/node_modules', 'data', 'dist', 'packages/db/src/generated', '**/*.test.ts']) expect(ignored).toContain(entry);
+    expect(ignored).not.toContain('scripts');
   });
 });
 
@@ -185,7 +179,7 @@ describe('docker-compose.yml', () => {
     expect(redis).toContain('--appendonly yes');
     expect(redis).toContain('--maxmemory-policy noeviction');
     expect(services['create-bucket'].command.join('\n')).toMatch(/mc mb --ignore-existing local\/promptpix/);
-    expect(services.migrate.command).toEqual(['npm', 'run', '--silent', 'db:migrate']);
+    expect(services.migrate.command).toBeUndefined();
     expect(services.worker.deploy.replicas).toBe(2);
     for (const name of ['gateway', 'worker']) {
       expect(services[name].depends_on.migrate).toEqual({ condition: 'service_completed_successfully' });
@@ -195,18 +189,13 @@ describe('docker-compose.yml', () => {
     expect(services.migrate.depends_on.postgres).toEqual({ condition: 'service_healthy' });
   });
 
-  it('builds each image from its Dockerfile, with the image names Kubernetes uses', () => {
+  it('builds each image from its Dockerfile target, with the image names Kubernetes uses', () => {
     const { services } = compose();
-    expect(imageOf(services.gateway)).toBe(`${ROLES.gateway.image}:${VERSION}`);
-    expect(imageOf(services.worker)).toBe(`${ROLES.worker.image}:${VERSION}`);
-    expect(services.migrate.image).toBe(services.gateway.image);
-    for (const [name, role] of [
-      ['gateway', ROLES.gateway],
-      ['migrate', ROLES.gateway],
-      ['worker', ROLES.worker],
-    ] as const) {
-      expect(services[name].build.dockerfile).toBe(role.dockerfile);
+    for (const [name, role] of Object.entries(ROLES)) {
+      expect(imageOf(services[name])).toBe(`${role.image}:${VERSION}`);
+      expect(services[name].build).toMatchObject({ dockerfile: DOCKERFILE, target: name });
       expect(resolve(ROOT, 'docker', services[name].build.context)).toBe(ROOT);
+      expect(services[name].read_only).toBe(true);
     }
   });
 
