@@ -50,7 +50,11 @@ import_rootfs() { # rootfs image [ENV line...]
   local rootfs=$1 image=$2 changes=()
   shift 2
   for env in 'PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' "$@"; do changes+=(--change "ENV $env"); done
+  local previous
+  previous=$("$DOCKER" image inspect -f '{{.Id}}' "$image" 2> /dev/null || true)
   tar --numeric-owner -C "$rootfs" -c . | "$DOCKER" import "${changes[@]}" --change 'CMD ["node"]' - "$image" > /dev/null
+  # The base this one replaces, unless images built on it still exist.
+  [ -z "$previous" ] || "$DOCKER" image rm "$previous" > /dev/null 2>&1 || true
 }
 
 # The build base: minbase with node and npm, and without apt's lists and caches, documentation

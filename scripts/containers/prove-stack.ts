@@ -218,6 +218,19 @@ async function prove(stack: Stack) {
     });
     return { result: 'gateway, worker-1 and worker-2 report healthy (their images\u2019 HEALTHCHECK)' };
   });
+  await step('built files the gateway serves', async () => {
+    const get = async (path: string) => {
+      const response = await fetch(new URL(path, `http://127.0.0.1:${stack.gatewayPort}`));
+      check(response.ok, `GET ${path}: ${response.status}`);
+      return { type: response.headers.get('content-type') ?? '', text: await response.text() };
+    };
+    const dashboard = await get('/dashboard');
+    const script = /src="(\/dashboard\/assets\/app\.[^"]+\.js)"/.exec(dashboard.text)?.[1];
+    check(script, 'the dashboard page names no app.<hash>.js');
+    const served = [script, '/service-client.js', '/docs', '/docs/assets/swagger-ui-bundle.js', '/api/openapi.json'];
+    for (const path of served) await get(path);
+    return { result: `200 for /dashboard and ${served.join(', ')}` };
+  });
   await step('non-root, read-only root filesystem', async () => {
     const rows: string[] = [];
     for (const role of ['gateway', 'worker-1', 'worker-2']) {

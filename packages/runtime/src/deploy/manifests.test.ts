@@ -135,6 +135,22 @@ describe('docker/Dockerfile', () => {
     expect(Object.keys(JSON.parse(read('package.json')).dependencies)).not.toContain('tsx');
   });
 
+  it('bundles no service code that imports the SDK, which the image build does not build', () => {
+    const serviceSources = ['apps', 'packages']
+      .flatMap((top) =>
+        readdirSync(join(ROOT, top))
+          .filter((name) => !(top === 'packages' && name === 'sdk'))
+          .map((name) => join(top, name, 'src')),
+      )
+      .filter((src) => existsSync(join(ROOT, src)))
+      .flatMap((src) => readdirSync(join(ROOT, src), { recursive: true, encoding: 'utf8' }).map((file) => join(src, file)))
+      .filter((file) => /\.tsx?$/.test(file) && !/\.test\.ts$/.test(file));
+    expect(serviceSources.length).toBeGreaterThan(100);
+    // An import or require of the SDK, not a sample that names it in a string (the playground shows one).
+    const importsSdk = /^\s*(import|export)\b[^`\n]*['"]@promptpix\/sdk['"]|\brequire\(['"]@promptpix\/sdk['"]\)|\bimport\(['"]@promptpix\/sdk['"]\)/m;
+    expect(serviceSources.filter((file) => importsSdk.test(read(file)))).toEqual([]);
+  });
+
   it('.dockerignore keeps dependencies, local state and tests out of the build context', () => {
     const ignored = read('.dockerignore')
       .split('\n')
