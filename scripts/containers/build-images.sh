@@ -50,11 +50,8 @@ import_rootfs() { # rootfs image [ENV line...]
   local rootfs=$1 image=$2 changes=()
   shift 2
   for env in 'PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' "$@"; do changes+=(--change "ENV $env"); done
-  local previous
-  previous=$("$DOCKER" image inspect -f '{{.Id}}' "$image" 2> /dev/null || true)
-  tar --numeric-owner -C "$rootfs" -c . | "$DOCKER" import "${changes[@]}" --change 'CMD ["node"]' - "$image" > /dev/null
-  # The base this one replaces, unless images built on it still exist.
-  [ -z "$previous" ] || "$DOCKER" image rm "$previous" > /dev/null 2>&1 || true
+  tar --numeric-owner -C "$rootfs" -c . | "$DOCKER" import "${changes[@]}" \
+    --change "LABEL $OUR_LABEL" --change 'CMD ["node"]' - "$image" > /dev/null
 }
 
 # The build base: minbase with node and npm, and without apt's lists and caches, documentation
@@ -109,6 +106,9 @@ for target in migrate worker gateway; do
     --build-arg LOCAL_EMBEDDINGS="${LOCAL_EMBEDDINGS:-false}" \
     -t "promptpix/$target:$TAG" . > /dev/null
 done
+
+# The images this run replaced, now untagged (twice: an old base goes once the images built on it have).
+for _ in 1 2; do "$DOCKER" image prune -f --filter "label=$OUR_LABEL" > /dev/null; done
 
 log "done"
 "$DOCKER" image ls --format '{{.Repository}}:{{.Tag}}\t{{.Size}}' | grep -E '^promptpix(-base)?/' | sort

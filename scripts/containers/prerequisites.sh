@@ -34,4 +34,6 @@ WORK_DIR=${PROMPTPIX_CONTAINERS_DIR:-/var/tmp/promptpix-containers}
 TAG=$(node -p "require('./package.json').version")
 BUILD_BASE=promptpix-base/node-build:$NODE_VERSION
 RUNTIME_BASE=promptpix-base/node-runtime:$NODE_VERSION
+# Every image of ours carries it (docker/Dockerfile sets it too), so a run removes only our leftovers.
+OUR_LABEL=org.opencontainers.image.vendor=promptpix
 mkdir -p "$WORK_DIR"

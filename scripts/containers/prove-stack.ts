@@ -218,6 +218,24 @@ async function prove(stack: Stack) {
     });
     return { result: 'gateway, worker-1 and worker-2 report healthy (their images\u2019 HEALTHCHECK)' };
   });
+  await step('what the images hold', async () => {
+    const census = `
+      const fs = require('fs'), path = require('path');
+      let typescript = 0;
+      (function walk(dir) {
+        for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+          if (e.isDirectory()) walk(path.join(dir, e.name));
+          else if (/\\.tsx?$/.test(e.name)) typescript += 1;
+        }
+      })('/app');
+      const has = (p) => fs.existsSync(p);
+      console.log(JSON.stringify({ typescript, bundler: has('/app/node_modules/esbuild'), prismaCli: has('/app/node_modules/prisma'), shell: has('/bin/sh') }));`;
+    for (const image of ['gateway', 'worker', 'migrate']) {
+      const held = await docker('run', '--rm', '--network', 'none', `promptpix/${image}:${TAG}`, 'node', '-e', census);
+      check(held === JSON.stringify({ typescript: 0, bundler: false, prismaCli: false, shell: false }), `promptpix/${image} holds ${held}`);
+    }
+    return { result: 'gateway, worker, migrate: no TypeScript source, no bundler, no Prisma CLI, no shell' };
+  });
   await step('built files the gateway serves', async () => {
     const get = async (path: string) => {
       const response = await fetch(new URL(path, `http://127.0.0.1:${stack.gatewayPort}`));

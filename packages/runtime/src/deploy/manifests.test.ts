@@ -96,8 +96,8 @@ describe('docker/Dockerfile', () => {
       .join(' ');
     expect(env).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
     expect(env).toMatch(/\bNODE_ENV=production\b/);
-    const heapLimit = /NODE_OPTIONS="(--max-old-space-size=\d+) \$\{NODE_OPTIONS:-\}"/.exec(scripts[r.startScript])?.[1];
-    if (heapLimit) expect(env).toContain(`NODE_OPTIONS=${heapLimit}`);
+    const heapLimit = /NODE_OPTIONS="(--max-old-space-size=\d+ --max-semi-space-size=\d+) \$\{NODE_OPTIONS:-\}"/.exec(scripts[r.startScript])?.[1];
+    if (heapLimit) expect(env).toContain(`NODE_OPTIONS="${heapLimit}"`);
     else expect(env).not.toContain('NODE_OPTIONS');
     expect(role === 'gateway').toBe(heapLimit !== undefined);
 
