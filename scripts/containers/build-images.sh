@@ -51,52 +51,69 @@ import_rootfs() { # rootfs image [ENV line...]
   shift 2
   for env in 'PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' "$@"; do changes+=(--change "ENV $env"); done
   tar --numeric-owner -C "$rootfs" -c . | "$DOCKER" import "${changes[@]}" \
-    --change "LABEL $OUR_LABEL" --change 'CMD ["node"]' - "$image" > /dev/null
+    --change "LABEL $OUR_LABEL org.promptpix.base-inputs=$inputs" --change 'CMD ["node"]' - "$image" > /dev/null
 }
 
 # The build base: minbase with node and npm, and without apt's lists and caches, documentation
 # or translations.
-log "base image $BUILD_BASE"
-rootfs=$WORK_DIR/rootfs-build
-rm -rf "$rootfs" && cp -a "$debian" "$rootfs" && rm "$rootfs/.complete"
-add_node "$rootfs"
-mkdir -p "$rootfs/usr/local/lib/node_modules"
-cp -a "$npm_dir" "$rootfs/usr/local/lib/node_modules/npm"
-ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
-ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
-add_user "$rootfs"
-# npm in the build stages trusts what this machine trusts: where the registry is reached through
-# a TLS-inspecting proxy, its certificate is in this bundle. Only the build base holds it.
-ca_env=()
-if [ -f "${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}" ]; then
-  install -D -m 0644 "${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}" "$rootfs/usr/local/share/promptpix/build-ca.crt"
-  ca_env=(NODE_EXTRA_CA_CERTS=/usr/local/share/promptpix/build-ca.crt)
-fi
-rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/* "$rootfs"/usr/share/{doc,man,info,locale}/*
-import_rootfs "$rootfs" "$BUILD_BASE" "${ca_env[@]}"
+make_build_base() {
+  local rootfs=$WORK_DIR/rootfs-build
+  rm -rf "$rootfs" && cp -a "$debian" "$rootfs" && rm "$rootfs/.complete"
+  add_node "$rootfs"
+  mkdir -p "$rootfs/usr/local/lib/node_modules"
+  cp -a "$npm_dir" "$rootfs/usr/local/lib/node_modules/npm"
+  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
+  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
+  add_user "$rootfs"
+  # npm in the build stages trusts what this machine trusts: where the registry is reached through
+  # a TLS-inspecting proxy, its certificate is in this bundle. Only the build base holds it.
+  local ca_env=()
+  if [ -f "${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}" ]; then
+    install -D -m 0644 "${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}" "$rootfs/usr/local/share/promptpix/build-ca.crt"
+    ca_env=(NODE_EXTRA_CA_CERTS=/usr/local/share/promptpix/build-ca.crt)
+  fi
+  rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/* "$rootfs"/usr/share/{doc,man,info,locale}/*
+  import_rootfs "$rootfs" "$BUILD_BASE" "${ca_env[@]}"
+}
 
 # The runtime base: only what node needs to run (the dynamic loader, glibc, libstdc++, libgcc),
 # copied file by file from the same Debian packages, plus the users, /tmp and the name-service
 # settings. No shell and no package manager: nothing in the images runs one.
-log "base image $RUNTIME_BASE"
-rootfs=$WORK_DIR/rootfs-runtime
-rm -rf "$rootfs" && mkdir -p "$rootfs"
-for package in base-files libc6 libgcc-s1 libstdc++6; do
-  dpkg-query --admindir="$debian/var/lib/dpkg" -L "$package" | while read -r path; do
-    # Top-level links (/lib64 → usr/lib64) become real folders holding only what is copied.
-    [[ $path =~ ^/[^/]+$ ]] && continue
-    if [ -L "$debian$path" ] || [ -f "$debian$path" ]; then (cd "$debian" && cp -a --parents ".$path" "$rootfs/"); fi
+make_runtime_base() {
+  local rootfs=$WORK_DIR/rootfs-runtime
+  rm -rf "$rootfs" && mkdir -p "$rootfs"
+  for package in base-files libc6 libgcc-s1 libstdc++6; do
+    dpkg-query --admindir="$debian/var/lib/dpkg" -L "$package" | while read -r path; do
+      # Top-level links (/lib64 → usr/lib64) become real folders holding only what is copied.
+      [[ $path =~ ^/[^/]+$ ]] && continue
+      if [ -L "$debian$path" ] || [ -f "$debian$path" ]; then (cd "$debian" && cp -a --parents ".$path" "$rootfs/"); fi
+    done
   done
-done
-rm -rf "$rootfs"/usr/share/{doc,man,info,locale,lintian}
-mkdir -p "$rootfs/etc" "$rootfs/tmp" "$rootfs/app"
-chmod 1777 "$rootfs/tmp"
-printf 'root:x:0:0:root:/root:/usr/sbin/nologin\n' > "$rootfs/etc/passwd"
-printf 'root:x:0:\n' > "$rootfs/etc/group"
-cp "$debian/etc/nsswitch.conf" "$rootfs/etc/"
-add_user "$rootfs"
-add_node "$rootfs"
-import_rootfs "$rootfs" "$RUNTIME_BASE"
+  rm -rf "$rootfs"/usr/share/{doc,man,info,locale,lintian}
+  mkdir -p "$rootfs/etc" "$rootfs/tmp" "$rootfs/app"
+  chmod 1777 "$rootfs/tmp"
+  printf 'root:x:0:0:root:/root:/usr/sbin/nologin\n' > "$rootfs/etc/passwd"
+  printf 'root:x:0:\n' > "$rootfs/etc/group"
+  cp "$debian/etc/nsswitch.conf" "$rootfs/etc/"
+  add_user "$rootfs"
+  add_node "$rootfs"
+  import_rootfs "$rootfs" "$RUNTIME_BASE"
+}
+
+# A base is made again only when what it is made from changed: these scripts, the versions, the CA
+# bundle. Otherwise the images' build cache stays valid and a rebuild takes seconds.
+inputs=$(cat scripts/containers/build-images.sh scripts/containers/prerequisites.sh "${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}" 2> /dev/null \
+  | { cat; echo "$NODE_VERSION $NPM_VERSION"; } | sha256sum | cut -c1-16)
+base() { # image function
+  if [ "$("$DOCKER" image inspect -f '{{index .Config.Labels "org.promptpix.base-inputs"}}' "$1" 2> /dev/null)" = "$inputs" ]; then
+    log "base image $1: up to date"
+  else
+    log "base image $1"
+    "$2"
+  fi
+}
+base "$BUILD_BASE" make_build_base
+base "$RUNTIME_BASE" make_runtime_base
 "$DOCKER" run --rm --network none "$RUNTIME_BASE" node -e 'console.log("runtime base: node " + process.version + " (" + process.release.lts + ")")'
 
 for target in migrate worker gateway; do
