@@ -18,19 +18,15 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
 import pg from 'pg';
-import { startTestS3, type TestS3 } from '@promptpix/testing';
+import { createTestDatabase, freePort, startTestS3, TEST_REDIS_URL, until, type TestDatabase, type TestS3 } from '@promptpix/testing';
 
 const run = promisify(execFile);
 const DOCKER = process.env.DOCKER ?? '/usr/bin/docker';
 const TAG = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 const RUN_ID = `promptpix-stack-${process.pid}`;
-const DATABASE = `promptpix_stack_${process.pid}`;
-const POSTGRES = process.env.STACK_POSTGRES ?? 'postgresql://postgres@127.0.0.1:5432';
-const REDIS_URL = process.env.STACK_REDIS ?? 'redis://127.0.0.1:6379';
 /** Long enough to kill a worker in the middle of a job. */
 const MODEL_LATENCY_MS = 6000;
 const STOP_GRACE_S = 30;
@@ -59,25 +55,8 @@ async function docker(...args: string[]): Promise<string> {
   return stdout.trim();
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 interface Stack {
+  database: TestDatabase;
   s3: TestS3;
   gatewayPort: number;
   adminToken: string;
@@ -151,15 +130,18 @@ async function job(stack: Stack, key: string, jobId: string) {
 }
 
 async function completed(stack: Stack, key: string, jobId: string, timeoutMs: number) {
-  return until(`job ${jobId} to complete`, timeoutMs, async () => {
-    const current = await job(stack, key, jobId);
-    if (current.status === 'failed') throw new Error(`job ${jobId} failed: ${JSON.stringify(current.error)}`);
-    return current.status === 'completed' ? current : undefined;
-  });
+  const current = await until(
+    () => job(stack, key, jobId),
+    (j) => j.status === 'completed' || j.status === 'failed',
+    `job ${jobId} to finish`,
+    timeoutMs,
+  );
+  check(current.status === 'completed', `job ${jobId} failed: ${JSON.stringify(current.error)}`);
+  return current;
 }
 
-async function imagesOfJob(jobId: string): Promise<number> {
-  const client = new pg.Client({ connectionString: `${POSTGRES}/${DATABASE}` });
+async function imagesOfJob(stack: Stack, jobId: string): Promise<number> {
+  const client = new pg.Client({ connectionString: stack.database.url });
   await client.connect();
   try {
     const { rows } = await client.query<{ count: string }>('SELECT count(*) FROM "Image" WHERE "jobId" = $1', [jobId]);
@@ -203,19 +185,23 @@ async function prove(stack: Stack) {
     await startService(stack, 'gateway', { PORT: String(stack.gatewayPort) });
     await startService(stack, 'worker-1', { METRICS_PORT: String(metricsPorts[0]) });
     await startService(stack, 'worker-2', { METRICS_PORT: String(metricsPorts[1]) });
-    await until('the gateway to be ready', 60_000, async () => {
-      const response = await fetch(`http://127.0.0.1:${stack.gatewayPort}/api/ready`);
-      return response.ok ? true : undefined;
-    });
+    const ready = () =>
+      fetch(`http://127.0.0.1:${stack.gatewayPort}/api/ready`).then(
+        (r) => r.ok,
+        () => false,
+      );
+    await until(ready, Boolean, 'the gateway to be ready', 60_000);
     return { result: 'gateway answers /api/ready 200' };
   });
   await step('healthchecks', async () => {
     const names = ['gateway', 'worker-1', 'worker-2'].map(container);
-    await until('three healthy containers', 90_000, async () => {
-      const states = await Promise.all(names.map(health));
-      check(!states.includes('unhealthy'), `unhealthy: ${states.join(', ')}`);
-      return states.every((s) => s === 'healthy') ? true : undefined;
-    });
+    const states = await until(
+      () => Promise.all(names.map(health)),
+      (s) => s.every((h) => h === 'healthy') || s.includes('unhealthy'),
+      'three healthy containers',
+      90_000,
+    );
+    check(!states.includes('unhealthy'), `unhealthy: ${states.join(', ')}`);
     return { result: 'gateway, worker-1 and worker-2 report healthy (their images\u2019 HEALTHCHECK)' };
   });
   await step('what the images hold', async () => {
@@ -297,14 +283,16 @@ async function prove(stack: Stack) {
     ];
     const submitted: Array<{ key: string; prompt: string; jobId: string }> = [];
     for (const j of jobs) submitted.push({ ...j, jobId: (await generate(stack, j.key, j.prompt)).jobId });
-    await until('both jobs processing', 30_000, async () => {
-      const states = await Promise.all(submitted.map((s) => job(stack, s.key, s.jobId)));
-      return states.every((s) => s.status === 'processing') ? true : undefined;
-    });
+    await until(
+      () => Promise.all(submitted.map((s) => job(stack, s.key, s.jobId))),
+      (states) => states.every((s) => s.status === 'processing'),
+      'both jobs processing',
+      30_000,
+    );
     const killedAt = Date.now();
     await docker('kill', '--signal', 'KILL', container('worker-1'));
     const finished = await Promise.all(submitted.map((s) => completed(stack, s.key, s.jobId, 180_000).then(() => Date.now() - killedAt)));
-    const images = await Promise.all(submitted.map((s) => imagesOfJob(s.jobId)));
+    const images = await Promise.all(submitted.map((s) => imagesOfJob(stack, s.jobId)));
     check(
       images.every((n) => n === 1),
       `images per job: ${images.join(', ')}`,
@@ -319,7 +307,12 @@ async function prove(stack: Stack) {
 
   await step('docker stop: a worker with a job in flight', async () => {
     const submitted = await generate(stack, bob, 'a hot air balloon over hills');
-    await until('the job to be processing', 30_000, async () => ((await job(stack, bob, submitted.jobId)).status === 'processing' ? true : undefined));
+    await until(
+      () => job(stack, bob, submitted.jobId),
+      (j) => j.status === 'processing',
+      'the job to be processing',
+      30_000,
+    );
     const stopped = await stopWithin(container('worker-2'));
     const done = await job(stack, bob, submitted.jobId);
     check(done.status === 'completed', `the job in flight ended ${done.status}`);
@@ -332,11 +325,8 @@ async function teardown(stack: Partial<Stack>) {
   const leftovers = await docker('ps', '-aq', '--filter', `label=promptpix-stack=${RUN_ID}`);
   if (leftovers) await docker('rm', '-f', ...leftovers.split('\n'));
   await stack.s3?.stop();
-  const admin = new pg.Client({ connectionString: `${POSTGRES}/postgres` });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.end();
-  const redis = new Redis(REDIS_URL);
+  await stack.database?.drop();
+  const redis = new Redis(TEST_REDIS_URL);
   let cursor = '0';
   do {
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${RUN_ID}:*`, 'COUNT', 1000);
@@ -353,18 +343,15 @@ async function main() {
   const stack: Partial<Stack> = {};
   let failure: unknown;
   try {
-    const admin = new pg.Client({ connectionString: `${POSTGRES}/postgres` });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${DATABASE}`);
-    await admin.end();
+    stack.database = await createTestDatabase();
     stack.s3 = await startTestS3('promptpix');
     stack.gatewayPort = await freePort();
     stack.adminToken = randomBytes(24).toString('hex');
     stack.env = {
       NODE_ENV: 'production',
       LOG_LEVEL: 'info',
-      DATABASE_URL: `${POSTGRES}/${DATABASE}`,
-      REDIS_URL,
+      DATABASE_URL: stack.database.url,
+      REDIS_URL: TEST_REDIS_URL,
       REDIS_PREFIX: RUN_ID,
       S3_BUCKET: stack.s3.bucket,
       S3_ENDPOINT: stack.s3.endpoint,
