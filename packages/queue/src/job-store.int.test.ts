@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
-import { TEST_REDIS_URL, testRedisPrefix } from '@promptpix/testing';
+import type { JobPatch, JobRecord } from '@promptpix/core';
+import { startFaultProxy, TEST_REDIS_URL, testRedisPrefix, until } from '@promptpix/testing';
 import { describeJobStoreContract, sampleRecord } from './testing';
 import { createMemoryJobStore } from './memory-job-store';
 import { createRedisJobStore } from './redis-job-store';
@@ -49,6 +50,43 @@ describe('redis job store specifics', () => {
     const after = await redis.pttl(key);
     expect(after).toBeGreaterThan(0);
     expect(after).toBeLessThanOrEqual(10_000);
+  });
+
+  describe('an update whose reply is lost when the connection drops, resent by the client on reconnecting', () => {
+    // The worker's connection. ioredis resends a command that was in flight when the connection
+    // dropped once it reconnects (unless two reconnections fail first): Redis then runs it twice.
+    const cases: Array<[string, JobPatch | null, boolean, JobRecord['status']]> = [
+      ['reports the write it made as applied (the resend finds its own write)', null, true, 'processing'],
+      ['reports not applied when another write changed the record in between', { status: 'failed', error: 'Cancelled' }, false, 'failed'],
+    ];
+    it.each(cases)('%s', async (_name, meanwhile, applied, finalStatus) => {
+      const url = new URL(TEST_REDIS_URL);
+      const proxy = await startFaultProxy({ host: url.hostname, port: Number(url.port || 6379) });
+      const viaProxy = new Redis(`redis://${proxy.address}`, { maxRetriesPerRequest: 1, enableOfflineQueue: true });
+      try {
+        const store = createRedisJobStore({ redis: viaProxy, prefix });
+        const direct = createRedisJobStore({ redis, prefix });
+        const record = sampleRecord();
+        await direct.create(record, 60);
+        expect(await viaProxy.ping()).toBe('PONG');
+        proxy.set({ kind: 'mute' });
+        const update = store.update(record.jobId, { status: 'processing' }, { ifStatus: ['queued'] });
+        await until(
+          () => direct.get(record.jobId),
+          (r) => r?.status === 'processing',
+          'the update to reach Redis',
+        );
+        if (meanwhile) await direct.update(record.jobId, meanwhile);
+        // The connection is reset; the next one goes through.
+        proxy.cut();
+        proxy.pass();
+        expect(await update).toBe(applied);
+        expect((await direct.get(record.jobId))?.status).toBe(finalStatus);
+      } finally {
+        viaProxy.disconnect();
+        await proxy.stop();
+      }
+    });
   });
 
   it('does not close the caller connection', async () => {

@@ -3,7 +3,7 @@
  * after creation. Updates touch only an existing hash (one Lua round trip) and never extend its
  * lifetime. The Redis connection belongs to the caller.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { JobRecord, JobStore, RenderedImage } from '@promptpix/core';
 import { decodeJobFields, encodeJobFields } from './job-record-codec';
@@ -15,17 +15,26 @@ export interface RedisJobStoreOptions {
   prefix: string;
 }
 
+/** The hash field naming the last update (not a JobRecord field: reads ignore it). */
+const LAST_WRITE_FIELD = 'lastWrite';
+
 /**
  * HSET only when the hash exists and, when ARGV[1] lists statuses ("queued,processing"), its
  * status is one of them; ARGV[1] is "" for no condition. HSET leaves the key's TTL alone.
+ *
+ * ARGV[2] names this write, and the hash keeps the name of the last one. ioredis resends a command
+ * whose reply was lost when the connection dropped, so Redis can run the same update twice: the
+ * second run finds its own write last and answers 1 again, where the condition would now fail
+ * (a job marked processing would read "not started", and be dropped with its record stuck).
  */
 const UPDATE_IF_EXISTS = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HGET', KEYS[1], '${LAST_WRITE_FIELD}') == ARGV[2] then return 1 end
 if ARGV[1] ~= '' then
   local status = redis.call('HGET', KEYS[1], 'status') or ''
   if string.find(',' .. ARGV[1] .. ',', ',' .. status .. ',', 1, true) == nil then return 0 end
 end
-if #ARGV > 1 then redis.call('HSET', KEYS[1], unpack(ARGV, 2)) end
+redis.call('HSET', KEYS[1], '${LAST_WRITE_FIELD}', unpack(ARGV, 2))
 return 1
 `;
 const UPDATE_SHA = createHash('sha1').update(UPDATE_IF_EXISTS).digest('hex');
@@ -48,6 +57,9 @@ export const redisRenderedKey = (prefix: string, jobId: string) => `${prefix}job
 
 export function createRedisJobStore({ redis, prefix }: RedisJobStoreOptions): JobStore {
   const keyOf = (jobId: string) => redisJobKey(prefix, jobId);
+  // Unique across processes: this store's random name, then a counter.
+  const storeName = randomBytes(9).toString('base64url');
+  let writes = 0;
 
   const runUpdate = async (key: string, args: string[]): Promise<number> => {
     try {
@@ -78,7 +90,7 @@ export function createRedisJobStore({ redis, prefix }: RedisJobStoreOptions): Jo
 
     async update(jobId, patch, condition) {
       const fields = encodeJobFields(patch);
-      const args: string[] = [condition ? condition.ifStatus.join(',') : ''];
+      const args: string[] = [condition ? condition.ifStatus.join(',') : '', `${storeName}:${++writes}`];
       for (let i = 0; i < fields.length; i += 2) {
         if (!IDENTITY_FIELDS.has(fields[i])) args.push(fields[i], fields[i + 1]);
       }

@@ -17,6 +17,7 @@ describe('shapeAnswerChunk', () => {
       { data: [0, 255, 0, 255, 0], end: false },
     ],
     ['corrupt counts bytes sent before', { kind: 'corrupt', afterBytes: 4, everyBytes: 3 }, bytes(0, 0, 0, 0), 3, { data: [0, 255, 0, 0], end: false }],
+    ['mute drops the answer and keeps the connection', { kind: 'mute' }, bytes(1, 2, 3), 0, { data: [], end: false }],
     ['corrupt before afterBytes changes nothing', { kind: 'corrupt', afterBytes: 100, everyBytes: 1 }, bytes(7, 7), 0, { data: [7, 7], end: false }],
   ];
   it.each(cases)('%s', (_name, mode, chunk, sentBefore, expected) => {

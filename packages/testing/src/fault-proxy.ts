@@ -11,6 +11,8 @@
  *   connection; then the connection is closed (FIN, as a server that gave up writing would).
  * - `corrupt`: in the answer direction, one byte in every `everyBytes` after the first `afterBytes`
  *   bytes of each connection is flipped (XOR 0xff).
+ * - `mute`: requests reach the dependency, its answers are dropped: with a `cut` after it, a reply
+ *   lost on the wire after the dependency acted on the request.
  */
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 
@@ -19,7 +21,8 @@ export type FaultMode =
   | { kind: 'cut' }
   | { kind: 'slow'; chunkBytes: number; intervalMs: number }
   | { kind: 'truncate'; afterBytes: number }
-  | { kind: 'corrupt'; afterBytes: number; everyBytes: number };
+  | { kind: 'corrupt'; afterBytes: number; everyBytes: number }
+  | { kind: 'mute' };
 
 export interface FaultProxy {
   host: string;
@@ -39,6 +42,7 @@ export interface FaultProxy {
 
 /** What to do with one chunk of the answer direction, given the bytes already sent on this connection. */
 export function shapeAnswerChunk(mode: FaultMode, chunk: Buffer, sentBefore: number): { data: Buffer; end: boolean } {
+  if (mode.kind === 'mute') return { data: chunk.subarray(0, 0), end: false };
   if (mode.kind === 'truncate') {
     const room = Math.max(0, mode.afterBytes - sentBefore);
     return room >= chunk.length ? { data: chunk, end: room === chunk.length } : { data: chunk.subarray(0, room), end: true };
