@@ -144,15 +144,18 @@ export const createLibraryRepository = (prisma: PrismaClient) => ({
   /**
    * Stores meaning vectors and adds their keys to the per-key counts, in one statement. A row that
    * already has a vector of this space (another indexer got there first) is neither updated nor
-   * counted again.
+   * counted again. The batch travels as one JSON parameter: as four array parameters a row, a
+   * batch of 1,000 cost the client about 1.5 ms a row to bind.
    */
   async saveMeanings(space: string, rows: Array<{ id: string; vector: MeaningVector }>): Promise<void> {
     if (rows.length === 0) return;
-    const values = rows.map((r) => Prisma.sql`(${r.id}::uuid, ${r.vector.keys}::int[], ${r.vector.terms}::int[], ${r.vector.weights}::real[])`);
+    const batch = JSON.stringify(rows.map((r) => ({ id: r.id, keys: r.vector.keys, terms: r.vector.terms, weights: r.vector.weights })));
     await prisma.$executeRaw`
-      WITH saved AS (
+      WITH v AS (
+        SELECT * FROM jsonb_to_recordset(${batch}::jsonb) AS v(id uuid, keys int[], terms int[], weights real[])),
+      saved AS (
         UPDATE "Image" AS i SET "meaningSpace" = ${space}, "meaningKeys" = v.keys, "meaningTerms" = v.terms, "meaningWeights" = v.weights
-        FROM (VALUES ${Prisma.join(values)}) AS v(id, keys, terms, weights)
+        FROM v
         WHERE i."id" = v.id AND i."meaningSpace" IS DISTINCT FROM ${space}
         RETURNING i."sourceImageId", v.keys)
       INSERT INTO "LibraryMeaningKey" ("space", "key", "rows")
