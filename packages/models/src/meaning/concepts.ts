@@ -80,8 +80,8 @@ export function createConceptEncoder(options: { dictDir?: string; cacheSize?: nu
   const cacheSize = options.cacheSize ?? 20_000;
   const wordCache = new Map<string, Map<number, number>>();
 
-  function lemmaSenses(word: string): Array<{ pos: PartOfSpeech; ids: number[] }> {
-    const found: Array<{ pos: PartOfSpeech; ids: number[] }> = [];
+  function lemmaSenses(word: string): Array<{ pos: PartOfSpeech; ids: readonly number[] }> {
+    const found: Array<{ pos: PartOfSpeech; ids: readonly number[] }> = [];
     for (const pos of POS_ORDER) {
       let ids = net().senses(word, pos);
       if (ids.length === 0) {

