@@ -12,6 +12,7 @@
  * is built under a private name and renamed into place, so parallel builders (Jest workers, other
  * checkouts on the same server) never see a half-built one.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -126,9 +127,20 @@ export const migratedPGliteTemplate = once(async () => {
   return target;
 });
 
-/** Makes `dataDir` (which must not exist yet) a migrated PGlite data directory. */
+/**
+ * Makes `dataDir` (which must not exist yet) a migrated PGlite data directory. On Linux GNU cp
+ * copies it: fs.cpSync took 0.9 s of CPU for its 1,000 files and 40 MB, most of an embedded test
+ * service's start-up; cp takes 0.2 s, and leaves the zeroed half of the WAL segment as a hole.
+ */
 export async function copyMigratedPGlite(dataDir: string): Promise<void> {
-  cpSync(await migratedPGliteTemplate(), dataDir, { recursive: true, errorOnExist: true, force: false });
+  const template = await migratedPGliteTemplate();
+  if (existsSync(dataDir)) throw new Error(`${dataDir} already exists`);
+  if (process.platform !== 'linux') {
+    cpSync(template, dataDir, { recursive: true, errorOnExist: true, force: false });
+    return;
+  }
+  const copy = spawnSync('cp', ['-R', '--sparse=always', template, dataDir], { encoding: 'utf8' });
+  if (copy.status !== 0) throw new Error(`copying the PGlite template failed: ${copy.stderr || copy.error?.message}`);
 }
 
 /** Builds both templates (Jest's global setup calls this before any worker starts). */
